@@ -1,0 +1,3 @@
+from mcpx.cli.main import run
+
+run()

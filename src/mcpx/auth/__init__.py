@@ -1,0 +1,1 @@
+"""mcpx.auth (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""mcpx.check (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""mcpx.demo (see DESIGN.md)."""

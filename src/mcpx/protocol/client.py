@@ -1,0 +1,330 @@
+"""The MCP client the faces use: connect, typed calls for every client→server method, pagination,
+cached lists refreshed on `list_changed`, progress callbacks, and handlers for what the server asks.
+
+Every method has a raw twin (`request()`, `list_all()`), so a face can show exactly what came back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+from mcpx.__about__ import __version__
+from mcpx.errors import McpxError, ProtocolError, RpcError
+from mcpx.protocol.eras import ClientIdentity, Era, LegacyEra, Opened
+from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
+from mcpx.protocol.types import (
+    CallToolResult,
+    CompleteResult,
+    GetPromptResult,
+    Implementation,
+    McpModel,
+    Prompt,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
+    Tool,
+    parse,
+    parse_list,
+)
+from mcpx.transports.base import ProtocolVersionAware, Transport
+from mcpx.wire import Notification, TrafficEvent, TrafficLog
+
+ServerRequestHandler = Callable[[Any], Awaitable[Any]]
+ListName = Literal["tools", "resources", "resourceTemplates", "prompts"]
+
+#: list method → key of the items in its result, and the list_changed notification that dirties it
+LISTS: dict[str, tuple[str, ListName, str]] = {
+    "tools": ("tools/list", "tools", "notifications/tools/list_changed"),
+    "resources": ("resources/list", "resources", "notifications/resources/list_changed"),
+    "resourceTemplates": ("resources/templates/list", "resourceTemplates", "notifications/resources/list_changed"),
+    "prompts": ("prompts/list", "prompts", "notifications/prompts/list_changed"),
+}
+_MODELS: dict[str, type[McpModel]] = {
+    "tools": Tool,
+    "resources": Resource,
+    "resourceTemplates": ResourceTemplate,
+    "prompts": Prompt,
+}
+MAX_PAGES = 10_000
+Timeout = float | None | Literal["default"]
+
+
+class Client:
+    """An MCP client over one transport. Use `mcpx.connect()` to build one from a target."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        era: Era | None = None,
+        timeout: float | None = 60.0,
+        connect_timeout: float | None = None,
+        client_info: dict[str, Any] | None = None,
+        roots: list[dict[str, Any]] | None = None,
+        on_elicit: ServerRequestHandler | None = None,
+        on_sample: ServerRequestHandler | None = None,
+    ) -> None:
+        self.transport = transport
+        self.peer = Peer(transport, timeout=timeout)
+        self.era: Era = era or LegacyEra()
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout if connect_timeout is not None else timeout
+        self.roots = roots
+        capabilities: dict[str, Any] = {}
+        if roots is not None:
+            capabilities["roots"] = {"listChanged": True}
+            self.peer.on_request("roots/list", self._answer_roots)
+        if on_elicit is not None:
+            capabilities["elicitation"] = {"form": {}, "url": {}}
+            self.peer.on_request("elicitation/create", _adapt(on_elicit))
+        if on_sample is not None:
+            capabilities["sampling"] = {}
+            self.peer.on_request("sampling/createMessage", _adapt(on_sample))
+        self.identity = ClientIdentity(
+            info=client_info or {"name": "mcpx", "title": "mcpx inspector", "version": __version__},
+            capabilities=capabilities,
+        )
+        self.opened: Opened | None = None
+        self._cache: dict[str, list[Any]] = {}
+        self._dirty: set[str] = set()
+        self._refreshing: dict[str, asyncio.Task[Any]] = {}
+        self._list_listeners: list[Callable[[str], Any]] = []
+        for name, (_, _, notification) in LISTS.items():
+            self.peer.on_notification(notification, self._make_dirtier(name))
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+    async def connect(self) -> Opened:
+        await self.peer.start()
+        self.opened = await self.era.open(self.peer, self.identity, self.connect_timeout)
+        if isinstance(self.transport, ProtocolVersionAware):
+            self.transport.set_protocol_version(self.opened.protocol_version)
+        return self.opened
+
+    async def close(self) -> None:
+        for task in self._refreshing.values():
+            task.cancel()
+        await self.peer.close()
+
+    async def __aenter__(self) -> Client:
+        try:
+            await self.connect()
+        except BaseException:
+            await self.close()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- what the connection established -------------------------------------------------------------
+    @property
+    def traffic(self) -> TrafficLog:
+        return self.peer.traffic
+
+    def _opened(self) -> Opened:
+        if self.opened is None:
+            raise McpxError("not connected yet")
+        return self.opened
+
+    @property
+    def server_info(self) -> Implementation:
+        return self._opened().server_info
+
+    @property
+    def server_capabilities(self) -> dict[str, Any]:
+        return self._opened().capabilities
+
+    @property
+    def protocol_version(self) -> str:
+        return self._opened().protocol_version
+
+    @property
+    def instructions(self) -> str | None:
+        return self._opened().instructions
+
+    # -- raw requests --------------------------------------------------------------------------------
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: Timeout = "default",
+        on_progress: ProgressCallback | None = None,
+    ) -> Any:
+        """Send any method with any params (dressed by the era) and return the raw result."""
+        wrapped = self.era.wrap(method, params)
+        result = await self.peer.request(method, wrapped, timeout=timeout, on_progress=on_progress)
+
+        async def resend(extra: dict[str, Any] | None) -> Any:
+            again = {**(wrapped or {}), **(extra or {})}
+            return await self.peer.request(method, again, timeout=timeout, on_progress=on_progress)
+
+        return await self.era.settle(method, params, result, resend)
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        await self.peer.notify(method, params)
+
+    async def send_raw(self, text: str) -> TrafficEvent:
+        return await self.peer.send_raw(text)
+
+    # -- lists ---------------------------------------------------------------------------------------
+    async def list_page(self, method: str, cursor: str | None = None, *, timeout: Timeout = "default") -> Any:
+        return await self.request(method, {"cursor": cursor} if cursor is not None else None, timeout=timeout)
+
+    async def list_all(self, method: str, key: str, *, timeout: Timeout = "default") -> dict[str, Any]:
+        """Follow `nextCursor` and merge every page's items into one result (the last page's other fields)."""
+        items: list[Any] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        merged: dict[str, Any] = {}
+        for _ in range(MAX_PAGES):
+            page = await self.list_page(method, cursor, timeout=timeout)
+            if not isinstance(page, dict):
+                raise ProtocolError(f"the server answered {method} with {type(page).__name__}, not an object")
+            page_items = page.get(key)
+            if isinstance(page_items, list):
+                items.extend(page_items)
+            merged = {k: v for k, v in page.items() if k != "nextCursor"}
+            next_cursor = page.get("nextCursor")
+            if next_cursor is None:
+                break
+            if not isinstance(next_cursor, str) or next_cursor in seen:
+                # a cursor that repeats would loop forever: stop and say so
+                self.peer.problems.append(
+                    (self.traffic[len(self.traffic) - 1], f"{method}: nextCursor {next_cursor!r} repeats; stopped")
+                )
+                break
+            seen.add(next_cursor)
+            cursor = next_cursor
+        merged[key] = items
+        return merged
+
+    async def _list(self, name: str, refresh: bool) -> list[Any]:
+        if not refresh and name in self._cache and name not in self._dirty:
+            return self._cache[name]
+        method, key, _ = LISTS[name]
+        raw = await self.list_all(method, key)
+        views, problems = parse_list(_MODELS[name], raw.get(key), f"{method} result.{key}")
+        if problems and len(self.traffic):
+            event = self.traffic[len(self.traffic) - 1]
+            for problem in problems:
+                self.peer.problems.append((event, problem))
+                self.traffic.flag(event, problem)
+        self._cache[name] = views
+        self._dirty.discard(name)
+        return views
+
+    async def list_tools(self, *, refresh: bool = False) -> list[Tool]:
+        return await self._list("tools", refresh)
+
+    async def list_resources(self, *, refresh: bool = False) -> list[Resource]:
+        return await self._list("resources", refresh)
+
+    async def list_resource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
+        return await self._list("resourceTemplates", refresh)
+
+    async def list_prompts(self, *, refresh: bool = False) -> list[Prompt]:
+        return await self._list("prompts", refresh)
+
+    def cached(self, name: str) -> list[Any] | None:
+        return self._cache.get(name)
+
+    def on_list_changed(self, listener: Callable[[str], Any]) -> None:
+        """Call `listener(name)` after a cached list ("tools", …) was refreshed because it changed."""
+        self._list_listeners.append(listener)
+
+    def _make_dirtier(self, name: str) -> NotificationHandler:
+        def dirty(message: Notification, event: TrafficEvent) -> None:
+            self._dirty.add(name)
+            if name in self._cache and name not in self._refreshing:
+                task = asyncio.ensure_future(self._refresh(name))
+                self._refreshing[name] = task
+                task.add_done_callback(lambda _: self._refreshing.pop(name, None))
+
+        return dirty
+
+    async def _refresh(self, name: str) -> None:
+        with contextlib.suppress(McpxError):
+            await self._list(name, refresh=True)
+            for listener in list(self._list_listeners):
+                listener(name)
+
+    # -- typed calls ---------------------------------------------------------------------------------
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        timeout: Timeout = "default",
+        on_progress: ProgressCallback | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> CallToolResult:
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        if meta:
+            params["_meta"] = meta
+        raw = await self.request("tools/call", params, timeout=timeout, on_progress=on_progress)
+        return parse(CallToolResult, raw, "tools/call result")
+
+    async def read_resource(self, uri: str, *, timeout: Timeout = "default") -> ReadResourceResult:
+        raw = await self.request("resources/read", {"uri": uri}, timeout=timeout)
+        return parse(ReadResourceResult, raw, "resources/read result")
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, str] | None = None, *, timeout: Timeout = "default"
+    ) -> GetPromptResult:
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        raw = await self.request("prompts/get", params, timeout=timeout)
+        return parse(GetPromptResult, raw, "prompts/get result")
+
+    async def complete(
+        self,
+        ref: dict[str, Any],
+        argument: str,
+        value: str,
+        context: dict[str, str] | None = None,
+    ) -> CompleteResult:
+        params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
+        if context:
+            params["context"] = {"arguments": context}
+        raw = await self.request("completion/complete", params)
+        return parse(CompleteResult, raw, "completion/complete result")
+
+    async def set_logging_level(self, level: str) -> Any:
+        return await self.request("logging/setLevel", {"level": level})
+
+    async def ping(self) -> Any:
+        return await self.request("ping")
+
+    async def subscribe_resource(self, uri: str) -> Any:
+        return await self.request("resources/subscribe", {"uri": uri})
+
+    async def unsubscribe_resource(self, uri: str) -> Any:
+        return await self.request("resources/unsubscribe", {"uri": uri})
+
+    def on_notification(self, method: str | None, handler: NotificationHandler) -> Callable[[], None]:
+        return self.peer.on_notification(method, handler)
+
+    # -- what the server asks ------------------------------------------------------------------------
+    async def _answer_roots(self, params: Any, request: IncomingRequest) -> dict[str, Any]:
+        return {"roots": list(self.roots or [])}
+
+    async def set_roots(self, roots: list[dict[str, Any]]) -> None:
+        self.roots = roots
+        await self.notify("notifications/roots/list_changed")
+
+
+def _adapt(handler: ServerRequestHandler) -> Callable[[Any, IncomingRequest], Awaitable[Any]]:
+    async def answer(params: Any, request: IncomingRequest) -> Any:
+        return await handler(params)
+
+    return answer
+
+
+__all__ = ["Client", "RpcError"]

@@ -1,0 +1,50 @@
+"""`mcpx.connect()`: the small library entry point for scripts and benchmarks.
+
+    async with mcpx.connect("./server.py") as client:
+        tools = await client.list_tools()
+        result = await client.call_tool("echo", {"text": "hi"})
+        print(len(client.traffic))
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+from mcpx.protocol.client import Client, ServerRequestHandler
+from mcpx.protocol.eras import make_era
+from mcpx.transports.spec import ServerSpec, resolve_target
+from mcpx.wire import TrafficLog
+
+
+@asynccontextmanager
+async def connect(
+    target: str | ServerSpec,
+    args: Sequence[str] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    timeout: float | None = 60.0,
+    connect_timeout: float | None = None,
+    protocol_era: str = "legacy",
+    protocol_version: str | None = None,
+    traffic: TrafficLog | None = None,
+    roots: list[dict[str, Any]] | None = None,
+    on_elicit: ServerRequestHandler | None = None,
+    on_sample: ServerRequestHandler | None = None,
+) -> AsyncIterator[Client]:
+    """Start or reach the server, open the conversation, and close everything on the way out."""
+    spec = target if isinstance(target, ServerSpec) else resolve_target(target, args, env=env, cwd=cwd)
+    log = traffic if traffic is not None else TrafficLog()
+    client = Client(
+        spec.open(log),
+        era=make_era(protocol_era, protocol_version),
+        timeout=timeout,
+        connect_timeout=connect_timeout,
+        roots=roots,
+        on_elicit=on_elicit,
+        on_sample=on_sample,
+    )
+    async with client:
+        yield client

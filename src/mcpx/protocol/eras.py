@@ -1,0 +1,133 @@
+"""Protocol eras as strategies behind one interface.
+
+An era knows how to open a conversation (`open`), how to dress a request for the wire (`wrap`) and how
+a result may ask the client for more before it is final (`settle`). The legacy era (2024-11-05 …
+2025-11-25) opens with the `initialize` handshake, sends requests as they are and never asks for input
+in a result. The modern era (2026-07-28: `server/discover`, a `_meta` envelope on every request,
+`input_required` results answered by retrying) slots in here without touching the peer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from mcpx.errors import ProtocolError, RpcError, UnsupportedVersionError
+from mcpx.protocol.peer import Peer
+from mcpx.protocol.types import Implementation, InitializeResult, parse
+from mcpx.protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
+
+
+@dataclass(slots=True)
+class ClientIdentity:
+    """Who mcpx says it is, and what it can do, in this connection."""
+
+    info: dict[str, Any]
+    capabilities: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Opened:
+    """What opening a conversation established."""
+
+    era: str
+    protocol_version: str
+    server_info: Implementation
+    capabilities: dict[str, Any]
+    instructions: str | None
+    raw: dict[str, Any]
+    #: sequence numbers of the traffic events of the exchange (handshake or discover)
+    exchange: list[int] = field(default_factory=list)
+    #: sentences worth showing: a version fallback, a spec deviation
+    notes: list[str] = field(default_factory=list)
+
+
+Resend = Callable[[dict[str, Any] | None], Awaitable[Any]]
+
+
+class Era(Protocol):
+    name: str
+
+    async def open(self, peer: Peer, client: ClientIdentity, timeout: float | None) -> Opened: ...
+
+    def wrap(self, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None: ...
+
+    async def settle(self, method: str, params: dict[str, Any] | None, result: Any, resend: Resend) -> Any: ...
+
+
+class LegacyEra:
+    """The handshake era: `initialize` → result → `notifications/initialized`."""
+
+    name = "legacy"
+
+    def __init__(self, version: str | None = None) -> None:
+        if version is not None and version not in LEGACY_VERSIONS:
+            raise UnsupportedVersionError(
+                f"{version} is not a handshake-era revision (mcpx knows {', '.join(LEGACY_VERSIONS)})"
+            )
+        self.offered = version or LEGACY_VERSIONS[0]
+        self.pinned = version is not None
+
+    async def open(self, peer: Peer, client: ClientIdentity, timeout: float | None) -> Opened:
+        notes: list[str] = []
+        offered = self.offered
+        params = {"protocolVersion": offered, "capabilities": client.capabilities, "clientInfo": client.info}
+        try:
+            event = await peer.request_event("initialize", params, timeout=timeout)
+        except RpcError as exc:
+            # a server may refuse our version and name the ones it supports: take the newest we share
+            supported = exc.data.get("supported") if isinstance(exc.data, dict) else None
+            common = [v for v in LEGACY_VERSIONS if isinstance(supported, list) and v in supported]
+            if not common or self.pinned:
+                raise
+            notes.append(f"the server refused {offered} and supports {', '.join(map(str, supported))}")
+            offered = common[0]
+            params = {**params, "protocolVersion": offered}
+            event = await peer.request_event("initialize", params, timeout=timeout)
+        result = event.message.result  # type: ignore[union-attr]
+        request_seq = event.request_seq if event.request_seq is not None else event.seq
+        if not isinstance(result, dict):
+            raise ProtocolError(f"the server answered initialize with {type(result).__name__}, not an object")
+        view = parse(InitializeResult, result, "initialize result")
+        for problem in view.problems:
+            peer.traffic.flag(event, problem)
+        version = result.get("protocolVersion")
+        if version not in LEGACY_VERSIONS:
+            hint = " (a handshake-free revision, which cannot answer initialize)" if version in MODERN_VERSIONS else ""
+            raise UnsupportedVersionError(
+                f"the server answered initialize with protocol version {version!r}{hint}; mcpx offered "
+                f"{offered} and speaks {', '.join(LEGACY_VERSIONS)}",
+                offered=offered,
+                answered=version,
+            )
+        if version != offered:
+            notes.append(f"mcpx offered {offered}; the server chose {version}")
+        await peer.notify("notifications/initialized")
+        exchange = [request_seq, event.seq, len(peer.traffic) - 1]
+        capabilities = result.get("capabilities")
+        return Opened(
+            era="legacy",
+            protocol_version=version,
+            server_info=view.server_info if isinstance(view.server_info, Implementation) else Implementation(),
+            capabilities=capabilities if isinstance(capabilities, dict) else {},
+            instructions=result.get("instructions") if isinstance(result.get("instructions"), str) else None,
+            raw=result,
+            exchange=exchange,
+            notes=notes,
+        )
+
+    def wrap(self, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
+        return params
+
+    async def settle(self, method: str, params: dict[str, Any] | None, result: Any, resend: Resend) -> Any:
+        return result
+
+
+def make_era(era: str, version: str | None = None) -> Era:
+    """The strategy for `--protocol-era` (legacy today; auto and modern arrive with the modern era)."""
+    if version is not None and version in MODERN_VERSIONS:
+        raise UnsupportedVersionError(f"the {version} revision (modern era) is not supported yet")
+    if era in ("legacy", "auto"):
+        return LegacyEra(version)
+    raise UnsupportedVersionError(f"the {era!r} protocol era is not supported yet; use legacy")

@@ -1,0 +1,337 @@
+"""A symmetric JSON-RPC endpoint over one transport.
+
+The client uses it, and so do the demo and mock servers in the server role. It owns request ids, the
+map of pending requests, per-request timeouts (reset by progress), cancellation (which sends
+`notifications/cancelled`), progress routing and the dispatch of incoming requests and notifications.
+
+What the other side gets wrong — a response to an id never sent, a second response, a malformed frame —
+is flagged on its traffic event and kept in `problems`; it is never raised into the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from mcpx.errors import ConnectError, McpxError, RequestTimeoutError, RpcError
+from mcpx.transports.base import Transport
+from mcpx.wire import (
+    ErrorResponse,
+    JsonId,
+    Malformed,
+    Notification,
+    Request,
+    Response,
+    TrafficEvent,
+    encode,
+)
+from mcpx.wire.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
+
+ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
+NotificationHandler = Callable[[Notification, TrafficEvent], Any]
+
+
+@dataclass(slots=True)
+class IncomingRequest:
+    """What a request handler gets besides the params: which request, and the event that carried it."""
+
+    id: JsonId
+    method: str
+    event: TrafficEvent
+
+
+RequestHandler = Callable[[Any, IncomingRequest], Awaitable[Any]]
+
+
+class _Pending:
+    __slots__ = ("future", "method", "on_progress", "progress_token", "timeout", "timer")
+
+    def __init__(self, future: asyncio.Future[TrafficEvent], method: str, timeout: float | None) -> None:
+        self.future: asyncio.Future[TrafficEvent] = future
+        self.method = method
+        self.timeout = timeout
+        self.timer: asyncio.TimerHandle | None = None
+        self.on_progress: ProgressCallback | None = None
+        self.progress_token: JsonId | None = None
+
+
+class Peer:
+    """One end of a JSON-RPC conversation.
+
+    `request()` sends and awaits a result (raising `RpcError` for an error reply), `notify()` sends a
+    notification, `send_raw()` writes any text at all (for deliberate misbehaviour). Handlers registered
+    with `on_request` answer the other side's requests; `ping` is answered out of the box and unknown
+    methods get -32601.
+    """
+
+    def __init__(self, transport: Transport, *, timeout: float | None = 60.0) -> None:
+        self.transport = transport
+        self.traffic = transport.traffic
+        self.default_timeout = timeout
+        self._ids = itertools.count(1)
+        self._pending: dict[JsonId, _Pending] = {}
+        self._progress: dict[JsonId, _Pending] = {}
+        self._request_handlers: dict[str, RequestHandler] = {"ping": _answer_ping}
+        self._notification_handlers: dict[str, list[NotificationHandler]] = {}
+        self._any_notification: list[NotificationHandler] = []
+        self._handler_tasks: set[asyncio.Task[None]] = set()
+        self._reader: asyncio.Task[None] | None = None
+        self._ended: McpxError | None = None
+        self.closed = asyncio.Event()
+        self.problems: list[tuple[TrafficEvent, str]] = []
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+    async def start(self) -> None:
+        await self.transport.start()
+        self._reader = asyncio.create_task(self._read_loop(), name="mcpx-peer-reader")
+
+    async def close(self) -> None:
+        await self.transport.close()
+        if self._reader is not None:
+            with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
+                await asyncio.wait_for(self._reader, timeout=1.0)
+            self._reader.cancel()
+        for task in list(self._handler_tasks):
+            task.cancel()
+        self._fail_pending(self._ended or ConnectError("the connection was closed"))
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._pending)
+
+    # -- registering ---------------------------------------------------------------------------------
+    def on_request(self, method: str, handler: RequestHandler) -> None:
+        self._request_handlers[method] = handler
+
+    def on_notification(self, method: str | None, handler: NotificationHandler) -> Callable[[], None]:
+        """Subscribe to one notification method (or to all with None). Returns an unsubscribe function."""
+        handlers = self._any_notification if method is None else self._notification_handlers.setdefault(method, [])
+        handlers.append(handler)
+        return lambda: handlers.remove(handler) if handler in handlers else None
+
+    # -- sending -------------------------------------------------------------------------------------
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None | Literal["default"] = "default",
+        on_progress: ProgressCallback | None = None,
+        request_id: JsonId | None = None,
+    ) -> Any:
+        """Send a request and return its result. `timeout=None` waits forever (for a human)."""
+        event = await self.request_event(
+            method, params, timeout=timeout, on_progress=on_progress, request_id=request_id
+        )
+        return event.message.result  # type: ignore[union-attr]
+
+    async def request_event(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None | Literal["default"] = "default",
+        on_progress: ProgressCallback | None = None,
+        request_id: JsonId | None = None,
+    ) -> TrafficEvent:
+        """Send a request and return the traffic event of its (successful) response."""
+        if self._ended is not None:
+            raise self._ended
+        rid: JsonId = next(self._ids) if request_id is None else request_id
+        if on_progress is not None:
+            params = dict(params or {})
+            meta = dict(params.get("_meta") or {})
+            meta["progressToken"] = rid
+            params["_meta"] = meta
+        message = Request(rid, method, params)
+        loop = asyncio.get_running_loop()
+        pending = _Pending(loop.create_future(), method, self.default_timeout if timeout == "default" else timeout)
+        self._pending[rid] = pending
+        if on_progress is not None:
+            pending.on_progress = on_progress
+            pending.progress_token = rid
+            self._progress[rid] = pending
+        self._arm(rid, pending)
+        try:
+            await self.transport.send(encode(message.to_obj()), message)
+            return await pending.future
+        except asyncio.CancelledError:
+            if not pending.future.done() and method != "initialize" and self._ended is None:
+                with contextlib.suppress(Exception):
+                    await self._cancel_remote(rid, "the caller cancelled the request")
+            raise
+        finally:
+            if pending.timer is not None:
+                pending.timer.cancel()
+            self._pending.pop(rid, None)
+            if pending.progress_token is not None:
+                self._progress.pop(pending.progress_token, None)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        message = Notification(method, params)
+        await self.transport.send(encode(message.to_obj()), message)
+
+    async def send_raw(self, text: str) -> TrafficEvent:
+        """Write `text` as one frame, whatever it is (malformed on purpose is fine)."""
+        from mcpx.wire import decode
+
+        decoded = decode(text.encode("utf-8"))
+        return await self.transport.send(text, decoded.message)
+
+    async def cancel(self, request_id: JsonId, reason: str) -> None:
+        """Cancel a request of ours that is in flight: tell the server and fail the local waiter."""
+        pending = self._pending.get(request_id)
+        if pending is None:
+            return
+        await self._cancel_remote(request_id, reason)
+        if not pending.future.done():
+            pending.future.set_exception(McpxError(f"{pending.method} was cancelled: {reason}"))
+
+    async def _cancel_remote(self, request_id: JsonId, reason: str) -> None:
+        await self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
+
+    # -- timeouts ------------------------------------------------------------------------------------
+    def _arm(self, rid: JsonId, pending: _Pending) -> None:
+        if pending.timeout is None:
+            return
+        loop = asyncio.get_running_loop()
+        pending.timer = loop.call_later(pending.timeout, self._expire, rid)
+
+    def _expire(self, rid: JsonId) -> None:
+        pending = self._pending.get(rid)
+        if pending is None or pending.future.done():
+            return
+        timeout = pending.timeout
+        pending.future.set_exception(
+            RequestTimeoutError(
+                f"{pending.method} got no answer within {timeout:g} s; mcpx cancelled it",
+                method=pending.method,
+                timeout=timeout,
+            )
+        )
+        task = asyncio.ensure_future(self._cancel_remote(rid, f"timed out after {timeout:g} s"))
+        self._handler_tasks.add(task)  # type: ignore[arg-type]
+        task.add_done_callback(self._handler_tasks.discard)  # type: ignore[arg-type]
+
+    # -- receiving -----------------------------------------------------------------------------------
+    async def _read_loop(self) -> None:
+        try:
+            async for event in self.transport:
+                self._dispatch(event)
+        except asyncio.CancelledError:
+            raise
+        except McpxError as exc:
+            self._ended = exc
+        except Exception as exc:  # a transport bug must still end the session cleanly
+            self._ended = ConnectError(f"the connection failed: {exc!r}")
+        if self._ended is None:
+            doing = ", ".join(sorted({p.method for p in self._pending.values()}))
+            self._ended = self.transport.ended_error(f"waiting for {doing}" if doing else "")
+        self._fail_pending(self._ended)
+        self.closed.set()
+
+    def _fail_pending(self, error: McpxError) -> None:
+        for pending in list(self._pending.values()):
+            if not pending.future.done():
+                pending.future.set_exception(error)
+        self.closed.set()
+
+    def _problem(self, event: TrafficEvent, text: str) -> None:
+        if text in event.flags:
+            return
+        event.flags.append(text)
+        self.problems.append((event, text))
+
+    def _dispatch(self, event: TrafficEvent) -> None:
+        if event.flags:  # what decoding and the log already found wrong
+            self.problems.extend((event, flag) for flag in event.flags)
+        message = event.message
+        kind = type(message)
+        if kind is Response:
+            assert isinstance(message, Response)
+            pending = self._pending.get(message.id)
+            if pending is None or pending.future.done():
+                self._problem(event, f"response to id {message.id!r}, which has no request in flight")
+            else:
+                pending.future.set_result(event)
+        elif kind is ErrorResponse:
+            assert isinstance(message, ErrorResponse)
+            pending = self._pending.get(message.id) if message.id is not None else None
+            if pending is None or pending.future.done():
+                self._problem(event, f"error response to id {message.id!r}, which has no request in flight")
+            else:
+                pending.future.set_exception(RpcError(pending.method, message.code, message.message, message.data))
+        elif kind is Notification:
+            assert isinstance(message, Notification)
+            self._on_notification(message, event)
+        elif kind is Request:
+            assert isinstance(message, Request)
+            task = asyncio.create_task(self._answer(message, event))
+            self._handler_tasks.add(task)
+            task.add_done_callback(self._handler_tasks.discard)
+        elif kind is Malformed:
+            assert isinstance(message, Malformed)
+            self._problem(event, f"malformed frame: {message.reason}")
+            pending = self._pending.get(message.id) if message.id is not None else None
+            if pending is not None and not pending.future.done():
+                pending.future.set_exception(
+                    McpxError(f"the answer to {pending.method} could not be read: {message.reason}")
+                )
+
+    def _on_notification(self, message: Notification, event: TrafficEvent) -> None:
+        if message.method == "notifications/progress" and isinstance(message.params, dict):
+            self._route_progress(message.params, event)
+        for handler in (*self._notification_handlers.get(message.method, ()), *self._any_notification):
+            try:
+                result = handler(message, event)
+                if asyncio.iscoroutine(result):
+                    task = asyncio.ensure_future(result)
+                    self._handler_tasks.add(task)  # type: ignore[arg-type]
+                    task.add_done_callback(self._handler_tasks.discard)  # type: ignore[arg-type]
+            except Exception as exc:
+                self._problem(event, f"a handler for {message.method} failed: {exc!r}")
+
+    def _route_progress(self, params: dict[str, Any], event: TrafficEvent) -> None:
+        token = params.get("progressToken")
+        pending = self._progress.get(token) if isinstance(token, (int, str)) else None
+        if pending is None:
+            self._problem(event, f"progress for token {token!r}, which no request in flight carries")
+            return
+        if pending.timer is not None:  # progress shows the server is alive: start the timeout again
+            pending.timer.cancel()
+            self._arm(token, pending)  # type: ignore[arg-type]
+        if pending.on_progress is not None:
+            try:
+                pending.on_progress(params.get("progress", 0), params.get("total"), params.get("message"))
+            except Exception as exc:
+                self._problem(event, f"the progress callback failed: {exc!r}")
+
+    async def _answer(self, message: Request, event: TrafficEvent) -> None:
+        handler = self._request_handlers.get(message.method)
+        reply: Response | ErrorResponse
+        if handler is None:
+            reply = ErrorResponse(message.id, METHOD_NOT_FOUND, f"Method not found: {message.method}")
+        else:
+            try:
+                result = await handler(message.params, IncomingRequest(message.id, message.method, event))
+                reply = Response(message.id, result)
+            except RpcError as exc:
+                reply = ErrorResponse(message.id, exc.error_code, exc.error_message, exc.data)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                reply = ErrorResponse(message.id, INTERNAL_ERROR, f"mcpx failed to answer: {exc}")
+        if self._ended is None:
+            with contextlib.suppress(McpxError, OSError):
+                await self.transport.send(encode(reply.to_obj()), reply)
+
+
+async def _answer_ping(params: Any, request: IncomingRequest) -> dict[str, Any]:
+    return {}

@@ -1,0 +1,1 @@
+"""mcpx.record (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""mcpx.schema (see DESIGN.md)."""

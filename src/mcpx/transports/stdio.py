@@ -1,0 +1,256 @@
+"""stdio: the server is a child process speaking newline-delimited JSON on stdin/stdout.
+
+The child runs in its own process group so closing it takes every grandchild along (`npx` → `node`).
+Closing is: close stdin → wait → SIGTERM the group → wait → SIGKILL the group. A registry of live groups
+is killed at interpreter exit, and on Linux the child also gets SIGKILL if mcpx itself dies abruptly
+(PR_SET_PDEATHSIG), so no server outlives mcpx.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import os
+import shlex
+import signal
+import sys
+from collections import deque
+from collections.abc import AsyncIterator, Mapping, Sequence
+from mcpx.errors import ConnectError, ServerExitedError
+from mcpx.wire import Message, TrafficEvent, TrafficLog
+
+# One frame may be very large (a 50 MB result is a single line); the reader buffers it whole.
+LINE_LIMIT = 1 << 30
+_LIVE_GROUPS: set[int] = set()
+
+
+def _kill_live_groups() -> None:
+    for pgid in list(_LIVE_GROUPS):
+        with contextlib.suppress(OSError):
+            os.killpg(pgid, signal.SIGKILL)
+    _LIVE_GROUPS.clear()
+
+
+atexit.register(_kill_live_groups)
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+class StdioTransport:
+    """Spawn `command` and talk to it over its stdin/stdout; capture stderr line by line."""
+
+    name = "stdio"
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        traffic: TrafficLog,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        inherit_env: bool = True,
+        grace: float = 2.0,
+        stderr_tail: int = 40,
+    ) -> None:
+        if not command:
+            raise ConnectError("no command to start the server with")
+        self.command = list(command)
+        self.traffic = traffic
+        self.env = dict(env or {})
+        self.cwd = cwd
+        self.inherit_env = inherit_env
+        self.grace = grace
+        self.process: asyncio.subprocess.Process | None = None
+        self.returncode: int | None = None
+        self.stderr_tail: deque[str] = deque(maxlen=stderr_tail)
+        self._stderr_task: asyncio.Task[None] | None = None
+        self._closing = False
+        self._exit_logged = False
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+    async def start(self) -> None:
+        env = {**os.environ, **self.env} if self.inherit_env else dict(self.env)
+        cmdline = shlex.join(self.command)
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *self.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+                cwd=self.cwd,
+                start_new_session=True,
+                limit=LINE_LIMIT,
+                preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+            )
+        except FileNotFoundError as exc:
+            missing = exc.filename or self.command[0]
+            if self.cwd and not os.path.isdir(self.cwd):
+                raise ConnectError(f"the working directory {self.cwd!r} does not exist") from None
+            raise ConnectError(f"cannot start the server: {missing!r} was not found") from None
+        except PermissionError:
+            raise ConnectError(f"cannot start the server: {self.command[0]!r} is not executable") from None
+        except OSError as exc:
+            raise ConnectError(f"cannot start the server ({cmdline}): {exc.strerror or exc}") from None
+        _LIVE_GROUPS.add(self.process.pid)
+        self.traffic.info(
+            f"spawned {cmdline} (pid {self.process.pid})",
+            "process",
+            event="spawned",
+            pid=self.process.pid,
+            command=self.command,
+            cwd=self.cwd or os.getcwd(),
+            env_keys=sorted(self.env),
+        )
+        self._stderr_task = asyncio.create_task(self._read_stderr(), name="mcpx-stdio-stderr")
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "transport": "stdio",
+            "command": shlex.join(self.command),
+            "pid": self.process.pid if self.process else None,
+            "cwd": self.cwd or os.getcwd(),
+            "returncode": self.returncode,
+        }
+
+    async def send(self, text: str, message: Message) -> TrafficEvent:
+        process = self.process
+        if process is None or process.stdin is None:
+            raise ConnectError("the server is not running")
+        event = self.traffic.sent(text, message, "stdio")
+        stdin = process.stdin
+        try:
+            stdin.write(text.encode("utf-8") + b"\n")
+            # draining on every frame costs a context switch; only wait when the pipe backs up
+            if stdin.transport.get_write_buffer_size() > 1 << 16:
+                await stdin.drain()
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
+            await self._wait_exit(timeout=self.grace)
+            raise self.ended_error(f"sending {getattr(message, 'method', 'a message')}") from None
+        return event
+
+    async def __aiter__(self) -> AsyncIterator[TrafficEvent]:
+        process = self.process
+        assert process is not None and process.stdout is not None, "start() first"
+        stdout = process.stdout
+        received = self.traffic.received
+        while True:
+            try:
+                line = await stdout.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:
+                if exc.partial.strip():
+                    yield received(exc.partial.rstrip(b"\r"), "stdio", {"unterminated": True})
+                break
+            except asyncio.LimitOverrunError:
+                # larger than LINE_LIMIT: drop it and say so, the session goes on
+                dropped = await stdout.read(LINE_LIMIT)
+                self.traffic.info(f"a line of over {len(dropped)} bytes was dropped", "stdio")
+                continue
+            if line.endswith(b"\r\n"):
+                line = line[:-2]
+            else:
+                line = line[:-1]
+            if not line:
+                continue
+            yield received(line, "stdio")
+        await self._wait_exit(timeout=self.grace if not self._closing else 0.0)
+
+    async def close(self) -> None:
+        process = self.process
+        if process is None:
+            return
+        self._closing = True
+        if process.returncode is None:
+            if process.stdin is not None and not process.stdin.is_closing():
+                with contextlib.suppress(Exception):
+                    process.stdin.close()
+            if not await self._wait_exit(timeout=self.grace):
+                self._signal_group(signal.SIGTERM)
+                if not await self._wait_exit(timeout=self.grace):
+                    self._signal_group(signal.SIGKILL)
+                    await self._wait_exit(timeout=self.grace)
+        # the leader is gone; take down anything it left in its group
+        self._signal_group(signal.SIGTERM)
+        _LIVE_GROUPS.discard(process.pid)
+        if self._stderr_task is not None:
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=0.5)
+            self._stderr_task.cancel()
+        self._log_exit()
+
+    # -- helpers -------------------------------------------------------------------------------------
+    def _signal_group(self, sig: signal.Signals) -> None:
+        assert self.process is not None
+        running = self.process.returncode is None
+        try:
+            os.killpg(self.process.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        if running:
+            self.traffic.info(f"sent {sig.name} to the server's process group", "process", signal=sig.name)
+
+    async def _wait_exit(self, timeout: float) -> bool:
+        process = self.process
+        assert process is not None
+        if process.returncode is None:
+            try:
+                await asyncio.wait_for(process.wait(), timeout=timeout)
+            except asyncio.TimeoutError:
+                return False
+        self.returncode = process.returncode
+        # let stderr drain so the tail includes the server's last words
+        if self._stderr_task is not None and not self._stderr_task.done():
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=0.5)
+        self._log_exit()
+        return True
+
+    def _log_exit(self) -> None:
+        process = self.process
+        if self._exit_logged or process is None or process.returncode is None:
+            return
+        self._exit_logged = True
+        self.returncode = code = process.returncode
+        _LIVE_GROUPS.discard(process.pid)
+        how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
+        self.traffic.info(f"server {how}", "process", event="exited", returncode=code, expected=self._closing)
+
+    async def _read_stderr(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        stderr = self.process.stderr
+        while True:
+            try:
+                line = await stderr.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:
+                line = exc.partial
+                if not line:
+                    return
+            except asyncio.LimitOverrunError:
+                line = await stderr.read(LINE_LIMIT)
+            text = line.rstrip(b"\r\n").decode("utf-8", errors="replace")
+            self.stderr_tail.append(text)
+            self.traffic.stderr(text)
+
+    def ended_error(self, doing: str) -> ServerExitedError:
+        code = self.returncode
+        tail = list(self.stderr_tail)[-10:]
+        if code is None:
+            what = "the server closed its output"
+        elif code < 0:
+            what = f"the server was killed by {signal.Signals(-code).name}"
+        else:
+            what = f"the server exited with code {code}"
+        message = f"{what} while {doing}" if doing else what
+        if tail:
+            message += "; last stderr lines:\n" + "\n".join(tail)
+        return ServerExitedError(message, returncode=code, stderr_tail=tail)
+

@@ -1,0 +1,1 @@
+"""mcpx.tui (see DESIGN.md)."""

@@ -1,0 +1,193 @@
+"""JSON-RPC 2.0 framing, decoded leniently.
+
+`decode()` turns any frame into exactly one of `Request`, `Notification`, `Response`, `ErrorResponse` or
+`Malformed` and never raises: a debugger has to show what a broken server sent, not die on it. Decoding
+keeps the parsed object (`.raw_obj`) next to the typed view so nothing of the frame is lost.
+
+This module knows nothing of MCP.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+import orjson
+
+JsonId = Union[int, str]
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+
+@dataclass(slots=True)
+class Request:
+    id: JsonId
+    method: str
+    params: Any = None
+
+    def to_obj(self) -> dict[str, Any]:
+        obj: dict[str, Any] = {"jsonrpc": "2.0", "id": self.id, "method": self.method}
+        if self.params is not None:
+            obj["params"] = self.params
+        return obj
+
+
+@dataclass(slots=True)
+class Notification:
+    method: str
+    params: Any = None
+
+    def to_obj(self) -> dict[str, Any]:
+        obj: dict[str, Any] = {"jsonrpc": "2.0", "method": self.method}
+        if self.params is not None:
+            obj["params"] = self.params
+        return obj
+
+
+@dataclass(slots=True)
+class Response:
+    id: JsonId
+    result: Any
+
+    def to_obj(self) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": self.id, "result": self.result}
+
+
+@dataclass(slots=True)
+class ErrorResponse:
+    id: JsonId | None
+    code: int
+    message: str
+    data: Any = None
+
+    def to_obj(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return {"jsonrpc": "2.0", "id": self.id, "error": error}
+
+
+@dataclass(slots=True)
+class Malformed:
+    """A frame that is not a usable JSON-RPC message; `reason` says why in one sentence.
+
+    `id` is the request id the frame seems to answer, when it can be found, so a pending request fails at
+    once with the reason instead of waiting for its timeout.
+    """
+
+    reason: str
+    id: JsonId | None = None
+    obj: Any = None
+
+
+Message = Union[Request, Notification, Response, ErrorResponse, Malformed]
+
+
+@dataclass(slots=True)
+class Decoded:
+    """What one frame decoded to: the text, the message and what was odd about it."""
+
+    text: str
+    message: Message
+    flags: list[str] = field(default_factory=list)
+
+
+_ID_GUESS = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
+
+
+def decode(raw: bytes) -> Decoded:
+    """Decode one frame (a line without its newline). Never raises."""
+    flags: list[str] = []
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = raw.decode("utf-8", errors="replace")
+        flags.append(f"invalid UTF-8 at byte {exc.start} (decoded with replacement characters)")
+        raw = text.encode("utf-8")
+    obj, problem = _parse(raw, text)
+    if problem is not None:
+        return Decoded(text, Malformed(problem, _guess_id(raw)), flags)
+    return Decoded(text, classify(obj), flags)
+
+
+def _parse(raw: bytes, text: str) -> tuple[Any, str | None]:
+    try:
+        return orjson.loads(raw), None
+    except orjson.JSONDecodeError:
+        pass  # orjson refuses integers over 64 bits, NaN and deep nesting: the stdlib decides
+    try:
+        return json.loads(text), None
+    except RecursionError:
+        return None, "JSON nested too deeply to decode"
+    except ValueError as exc:
+        stripped = text.strip()
+        if not stripped:
+            return None, "empty line"
+        preview = stripped[:60] + ("…" if len(stripped) > 60 else "")
+        return None, f"not JSON ({exc.args[0] if exc.args else exc}): {preview!r}"
+
+
+def _guess_id(raw: bytes) -> JsonId | None:
+    match = _ID_GUESS.search(raw[:4096])
+    if match is None:
+        return None
+    token = match.group(1)
+    try:
+        value = json.loads(token)
+    except ValueError:
+        return None
+    return value if isinstance(value, (int, str)) else None
+
+
+def classify(obj: Any) -> Message:
+    """Classify an already-parsed JSON value as a JSON-RPC message."""
+    if isinstance(obj, list):
+        return Malformed("a JSON array (a batch), which this protocol revision does not allow", obj=obj)
+    if not isinstance(obj, dict):
+        return Malformed(f"a JSON {type(obj).__name__}, not a JSON-RPC object", obj=obj)
+    if obj.get("jsonrpc") != "2.0":
+        rid = obj.get("id")
+        return Malformed(
+            'missing "jsonrpc": "2.0"', rid if isinstance(rid, (int, str)) else None, obj
+        )
+    method = obj.get("method")
+    has_id = "id" in obj
+    rid = obj.get("id")
+    if method is not None:
+        if not isinstance(method, str):
+            return Malformed('"method" is not a string', rid if isinstance(rid, (int, str)) else None, obj)
+        if not has_id:
+            return Notification(method, obj.get("params"))
+        if isinstance(rid, bool) or not isinstance(rid, (int, str)):
+            return Malformed('request "id" must be a string or an integer', None, obj)
+        return Request(rid, method, obj.get("params"))
+    if "result" in obj:
+        if isinstance(rid, bool) or not isinstance(rid, (int, str)):
+            return Malformed('response "id" must be a string or an integer', None, obj)
+        return Response(rid, obj["result"])
+    if "error" in obj:
+        err = obj["error"]
+        eid = rid if isinstance(rid, (int, str)) and not isinstance(rid, bool) else None
+        if not isinstance(err, dict):
+            return Malformed('"error" is not an object', eid, obj)
+        code = err.get("code")
+        message = err.get("message")
+        if isinstance(code, bool) or not isinstance(code, int):
+            return ErrorResponse(eid, INTERNAL_ERROR, f"(error without an integer code) {message!r}", err)
+        return ErrorResponse(eid, code, message if isinstance(message, str) else repr(message), err.get("data"))
+    return Malformed('neither "method", "result" nor "error"', rid if isinstance(rid, (int, str)) else None, obj)
+
+
+def encode(obj: Any) -> str:
+    """Serialise an outgoing message as one line of compact JSON (no embedded newlines)."""
+    try:
+        return orjson.dumps(obj).decode("utf-8")
+    except TypeError:
+        # orjson refuses integers over 64 bits; the stdlib writes them
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,1 @@
+"""mcpx.workspace (see DESIGN.md)."""
