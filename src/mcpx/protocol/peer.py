@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mcpx.errors import ConnectError, McpxError, RequestTimeoutError, RpcError
+from mcpx.errors import ConnectError, McpxError, ProtocolError, RequestTimeoutError, RpcError
 from mcpx.transports.base import Transport
 from mcpx.wire import (
     ErrorResponse,
@@ -162,6 +162,11 @@ class Peer:
         try:
             await self.transport.send(encode(message.to_obj()), message)
             return await pending.future
+        except RequestTimeoutError:
+            # tell the server before the caller goes on (it may close the connection next)
+            with contextlib.suppress(McpxError, OSError):
+                await self._cancel_remote(rid, f"timed out after {pending.timeout:g} s")
+            raise
         except asyncio.CancelledError:
             if not pending.future.done() and method != "initialize" and self._ended is None:
                 with contextlib.suppress(Exception):
@@ -216,9 +221,6 @@ class Peer:
                 timeout=timeout,
             )
         )
-        task = asyncio.ensure_future(self._cancel_remote(rid, f"timed out after {timeout:g} s"))
-        self._handler_tasks.add(task)  # type: ignore[arg-type]
-        task.add_done_callback(self._handler_tasks.discard)  # type: ignore[arg-type]
 
     # -- receiving -----------------------------------------------------------------------------------
     async def _read_loop(self) -> None:
@@ -282,7 +284,7 @@ class Peer:
             pending = self._pending.get(message.id) if message.id is not None else None
             if pending is not None and not pending.future.done():
                 pending.future.set_exception(
-                    McpxError(f"the answer to {pending.method} could not be read: {message.reason}")
+                    ProtocolError(f"the answer to {pending.method} could not be read: {message.reason}")
                 )
 
     def _on_notification(self, message: Notification, event: TrafficEvent) -> None:

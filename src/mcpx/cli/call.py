@@ -1,0 +1,187 @@
+"""`mcpx call`: one request to a server from a script or CI, with the official inspector's `--cli` flags."""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Annotated, Any, Optional
+
+import typer
+
+from mcpx.cli import options as o
+from mcpx.cli.output import TrafficPrinter, print_result
+from mcpx.errors import RpcError, ToolError, UsageError
+from mcpx.protocol.client import Client
+from mcpx.protocol.eras import make_era
+from mcpx.wire.traffic import TrafficLog
+
+LIST_METHODS = {
+    "tools/list": "tools",
+    "resources/list": "resources",
+    "resources/templates/list": "resourceTemplates",
+    "prompts/list": "prompts",
+}
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+@dataclass(slots=True)
+class CallRequest:
+    method: str
+    tool_name: str | None
+    tool_args: list[str]
+    tool_args_json: str | None
+    uri: str | None
+    prompt_name: str | None
+    prompt_args: list[str]
+    params: str | None
+    cursor: str | None
+    log_level: str | None
+
+    def check(self) -> None:
+        """Refuse what cannot work before any server is started."""
+        needs = {
+            "tools/call": ("--tool-name", self.tool_name),
+            "resources/read": ("--uri", self.uri),
+            "resources/subscribe": ("--uri", self.uri),
+            "resources/unsubscribe": ("--uri", self.uri),
+            "prompts/get": ("--prompt-name", self.prompt_name),
+            "logging/setLevel": ("--log-level", self.log_level),
+        }
+        flag, value = needs.get(self.method, ("", "ok"))
+        if value is None and self.params is None:
+            raise UsageError(f"--method {self.method} needs {flag}")
+        if self.log_level is not None and self.log_level not in LOG_LEVELS:
+            raise UsageError(f"--log-level must be one of {', '.join(LOG_LEVELS)}, not {self.log_level!r}")
+        if self.method == "completion/complete" and self.params is None:
+            raise UsageError('--method completion/complete needs --params \'{"ref": {…}, "argument": {…}}\'')
+        # parse now so a malformed argument fails before the server starts
+        o.parse_tool_args(self.tool_args, self.tool_args_json)
+        o.parse_pairs(self.prompt_args, "--prompt-args", "key=value")
+        o.parse_params(self.params)
+
+
+def command(
+    target: o.Target = None,
+    server_args: o.ServerArgs = None,
+    method: Annotated[Optional[str], typer.Option("--method", help="The MCP method to call.")] = None,
+    tool_name: Annotated[Optional[str], typer.Option("--tool-name")] = None,
+    tool_arg: Annotated[Optional[list[str]], typer.Option("--tool-arg", help="key=value (JSON if it parses).")] = None,
+    tool_args_json: Annotated[Optional[str], typer.Option("--tool-args-json", help="All arguments as JSON.")] = None,
+    uri: Annotated[Optional[str], typer.Option("--uri")] = None,
+    prompt_name: Annotated[Optional[str], typer.Option("--prompt-name")] = None,
+    prompt_args: Annotated[Optional[list[str]], typer.Option("--prompt-args", help="key=value.")] = None,
+    params: Annotated[Optional[str], typer.Option("--params", help="Params as JSON for any method.")] = None,
+    cursor: Annotated[Optional[str], typer.Option("--cursor", help="Fetch one page of a list.")] = None,
+    log_level: Annotated[Optional[str], typer.Option("--log-level")] = None,
+    env: o.Env = None,
+    cwd: o.Cwd = None,
+    header: o.Header = None,
+    transport: o.TransportOpt = "auto",
+    config: o.Config = None,
+    server: o.Server = None,
+    timeout: o.Timeout = 60.0,
+    protocol_era: o.Era = "legacy",
+    protocol_version: o.Version = None,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    traffic: Annotated[bool, typer.Option("--traffic", help="Write every frame and stderr line to stderr.")] = False,
+) -> None:
+    """Connect, send one request, print its result, exit with a code scripts can trust."""
+    from mcpx.cli.main import execute
+
+    def prepare() -> Coroutine[Any, Any, int]:
+        return _prepare(
+            target, server_args, method, tool_name, tool_arg, tool_args_json, uri, prompt_name, prompt_args, params,
+            cursor, log_level, env, cwd, header, transport, config, server, timeout, protocol_era, protocol_version,
+            fmt, traffic,
+        )
+
+    execute(fmt, prepare)
+
+
+def _prepare(  # noqa: PLR0913 - the flags of the command, checked in one place
+    target: str | None, server_args: list[str] | None, method: str | None, tool_name: str | None,
+    tool_arg: list[str] | None, tool_args_json: str | None, uri: str | None, prompt_name: str | None,
+    prompt_args: list[str] | None, params: str | None, cursor: str | None, log_level: str | None,
+    env: list[str] | None, cwd: str | None, header: list[str] | None, transport: str, config: str | None,
+    server: str | None, timeout: float | None, protocol_era: str, protocol_version: str | None, fmt: str,
+    traffic: bool,
+) -> Coroutine[Any, Any, int]:
+    if method is None:
+        raise UsageError("--method is required (for example --method tools/list)")
+    if fmt not in ("text", "json"):
+        raise UsageError(f"--format must be text or json, not {fmt!r}")
+    if timeout is not None and timeout <= 0:
+        timeout = None
+    request = CallRequest(
+        method, tool_name, tool_arg or [], tool_args_json, uri, prompt_name, prompt_args or [], params, cursor, log_level
+    )
+    request.check()
+    connection = o.ConnectionOptions(target, server_args or [], env or [], cwd, header or [], transport, config, server)
+    spec = connection.spec()
+    era = make_era(protocol_era, protocol_version)
+    return _run(spec, era, request, timeout, fmt, traffic)
+
+
+async def _run(spec: Any, era: Any, request: CallRequest, timeout: float | None, fmt: str, traffic: bool) -> int:
+    log = TrafficLog()
+    if traffic:
+        log.subscribe(TrafficPrinter(log))
+    client = Client(spec.open(log), era=era, timeout=timeout)
+    async with client:
+        result, is_error = await _send(client, request)
+        print_result(result, fmt)
+        if is_error:
+            raise ToolError(_tool_error_message(request.tool_name or "", result), tool=request.tool_name)
+    return 0
+
+
+async def _send(client: Client, request: CallRequest) -> tuple[Any, bool]:
+    method = request.method
+    params = o.parse_params(request.params)
+    if request.log_level is not None and method != "logging/setLevel" and "logging" in client.server_capabilities:
+        await client.set_logging_level(request.log_level)
+    if method == "initialize":
+        return client.opened.raw if client.opened else None, False
+    if method in LIST_METHODS:
+        if request.cursor is not None or params is not None:
+            merged = {**(params or {}), **({"cursor": request.cursor} if request.cursor is not None else {})}
+            return await client.request(method, merged or None), False
+        return await client.list_all(method, LIST_METHODS[method]), False
+    params = dict(params or {})
+    if method == "tools/call":
+        if request.tool_name is not None:
+            params["name"] = request.tool_name
+        arguments = o.parse_tool_args(request.tool_args, request.tool_args_json)
+        if arguments is not None:
+            params["arguments"] = {**params.get("arguments", {}), **arguments}
+        try:
+            result = await client.request(method, params)
+        except RpcError as exc:
+            raise ToolError(
+                f"tool {params.get('name')!r} failed: {exc.error_message} (JSON-RPC error {exc.error_code})",
+                tool=params.get("name"),
+                rpc_code=exc.error_code,
+                data=exc.data,
+            ) from None
+        return result, isinstance(result, dict) and result.get("isError") is True
+    if method in ("resources/read", "resources/subscribe", "resources/unsubscribe") and request.uri is not None:
+        params["uri"] = request.uri
+    elif method == "prompts/get":
+        if request.prompt_name is not None:
+            params["name"] = request.prompt_name
+        prompt_args = o.parse_pairs(request.prompt_args, "--prompt-args", "key=value")
+        if prompt_args:
+            params["arguments"] = {**params.get("arguments", {}), **prompt_args}
+    elif method == "logging/setLevel" and request.log_level is not None:
+        params["level"] = request.log_level
+    return await client.request(method, params or None), False
+
+
+def _tool_error_message(name: str, result: Any) -> str:
+    text = ""
+    if isinstance(result, dict) and isinstance(result.get("content"), list):
+        texts = [b.get("text", "") for b in result["content"] if isinstance(b, dict) and b.get("type") == "text"]
+        text = " ".join(t for t in texts if isinstance(t, str)).strip()
+    if len(text) > 300:
+        text = text[:300] + "…"
+    return f"tool {name!r} returned an error" + (f": {text}" if text else "")

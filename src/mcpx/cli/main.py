@@ -1,0 +1,157 @@
+"""The `mcpx` command: a thin typer face over the core.
+
+Non-TUI commands never import Textual, and each command imports what it needs when it runs, so
+`mcpx call` starts fast. Every failure ends in one sentence and one JSON line on stderr with an exit code
+scripts can trust: 0 ok, 1 usage/unexpected, 3 auth required, 4 unreachable/died/timed out, 5 tool error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import typer
+
+from mcpx.__about__ import __version__
+from mcpx.cli import call
+from mcpx.cli.output import print_error
+from mcpx.errors import McpxError, UsageError
+
+app = typer.Typer(
+    name="mcpx",
+    help="A terminal inspector and debugger for MCP servers.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+_SERVER_CONTEXT = {"allow_interspersed_args": True}
+app.command("call", context_settings=_SERVER_CONTEXT)(call.command)
+
+
+class InterruptedError_(McpxError):
+    code = "interrupted"
+    exit_code = 130
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"mcpx {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: bool = typer.Option(False, "--version", callback=version_callback, is_eager=True, help="Show the version."),
+) -> None:
+    """mcpx: see what your MCP server really does."""
+
+
+def execute(fmt: str, prepare: Callable[[], Coroutine[Any, Any, int]]) -> None:
+    """Check the flags (`prepare`), run the command's coroutine, and turn every outcome into an exit code."""
+    try:
+        coroutine = prepare()
+    except McpxError as exc:
+        print_error(exc, fmt)
+        raise typer.Exit(exc.exit_code) from None
+    code = _run_async(coroutine, fmt)
+    raise typer.Exit(code)
+
+
+def _run_async(coroutine: Coroutine[Any, Any, int], fmt: str) -> int:
+    async def guarded() -> int:
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        received: list[int] = []
+
+        def stop(signum: int) -> None:
+            received.append(signum)
+            if task is not None:
+                task.cancel()
+
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            try:
+                loop.add_signal_handler(signum, stop, signum)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+        try:
+            return await coroutine
+        except asyncio.CancelledError:
+            if received:
+                name = signal.Signals(received[0]).name
+                error = InterruptedError_(f"interrupted by {name}; the server was stopped")
+                error.exit_code = 128 + received[0]
+                raise error from None
+            raise
+
+    try:
+        return _loop_run(guarded)
+    except McpxError as exc:
+        print_error(exc, fmt)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print_error(InterruptedError_("interrupted; the server was stopped"), fmt)
+        return 130
+    except RecursionError:
+        print_error(McpxError("a message was nested too deeply to handle"), fmt)
+        return 1
+    except Exception as exc:
+        if os.environ.get("MCPX_DEBUG"):
+            raise
+        print_error(McpxError(f"unexpected error: {type(exc).__name__}: {exc} (set MCPX_DEBUG=1 for details)"), fmt)
+        return 1
+
+
+def _loop_run(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
+    """Run on uvloop where it exists (measurably faster per frame, see docs/performance.md)."""
+    factory: Callable[[], asyncio.AbstractEventLoop] | None = None
+    if os.environ.get("MCPX_LOOP", "uvloop") == "uvloop":
+        try:
+            import uvloop
+
+            factory = uvloop.new_event_loop
+        except ImportError:
+            factory = None
+    if sys.version_info >= (3, 11):
+        with asyncio.Runner(loop_factory=factory) as runner:
+            return runner.run(main())
+    if factory is not None:  # pragma: no cover - Python 3.10
+        asyncio.set_event_loop_policy(__import__("uvloop").EventLoopPolicy())
+    return asyncio.run(main())  # pragma: no cover
+
+
+def run() -> None:
+    """Console-script entry: usage errors become one sentence, one JSON line and exit 1."""
+    command = typer.main.get_command(app)
+    fmt = "json" if _wants_json(sys.argv[1:]) else "text"
+    try:
+        code = command.main(args=sys.argv[1:], prog_name="mcpx", standalone_mode=False)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        print_error(InterruptedError_("interrupted"), fmt)
+        sys.exit(130)
+    except typer.TyperException as exc:  # click's usage errors, as vendored by typer
+        ctx = getattr(exc, "ctx", None)
+        if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:
+            typer.echo(ctx.get_help())
+            sys.exit(0)
+        message = exc.format_message()
+        if ctx is not None:
+            message += f" (see: {ctx.command_path} --help)"
+        print_error(UsageError(message), fmt)
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _wants_json(argv: list[str]) -> bool:
+    for index, word in enumerate(argv):
+        if word == "--":
+            return False
+        if word == "--format=json" or (word == "--format" and argv[index + 1 : index + 2] == ["json"]):
+            return True
+    return False

@@ -1,0 +1,135 @@
+"""Connection options shared by every command that reaches a server (`call`, `inspect`, …), and the
+parsing of the small `key=value` languages the official inspector's CLI uses."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Optional
+
+import typer
+
+from mcpx.errors import UsageError
+from mcpx.transports.spec import ServerSpec, TransportName, resolve_target
+
+Target = Annotated[
+    Optional[str],
+    typer.Argument(help="A server script (.py .js .mjs .cjs .ts), a command, or an http(s) URL.", show_default=False),
+]
+ServerArgs = Annotated[
+    Optional[list[str]],
+    typer.Argument(help="Arguments for the server; put those starting with a dash after --.", show_default=False),
+]
+Env = Annotated[Optional[list[str]], typer.Option("-e", "--env", help="KEY=VALUE for the server's environment.")]
+Cwd = Annotated[Optional[str], typer.Option("--cwd", help="Working directory of the server process.")]
+Header = Annotated[Optional[list[str]], typer.Option("--header", "-H", help='"Name: value" on every HTTP request.')]
+TransportOpt = Annotated[
+    str, typer.Option("--transport", help="stdio, http (Streamable HTTP), sse (legacy HTTP+SSE) or auto.")
+]
+Config = Annotated[Optional[str], typer.Option("--config", help="A config file with mcpServers or servers.")]
+Server = Annotated[Optional[str], typer.Option("--server", help="Which server of --config to use.")]
+Timeout = Annotated[
+    Optional[float], typer.Option("--timeout", help="Seconds to wait for each answer (progress resets it).")
+]
+Era = Annotated[str, typer.Option("--protocol-era", help="legacy, auto or modern.")]
+Version = Annotated[Optional[str], typer.Option("--protocol-version", help="Pin one protocol revision.")]
+
+_TRANSPORTS = ("stdio", "http", "sse", "auto")
+
+
+@dataclass(slots=True)
+class ConnectionOptions:
+    target: str | None
+    server_args: list[str] = field(default_factory=list)
+    env: list[str] = field(default_factory=list)
+    cwd: str | None = None
+    headers: list[str] = field(default_factory=list)
+    transport: str = "auto"
+    config: str | None = None
+    server: str | None = None
+
+    def spec(self) -> ServerSpec:
+        """The server these options name (raises `UsageError` with one sentence when they can't)."""
+        if self.transport not in _TRANSPORTS:
+            raise UsageError(f"--transport must be one of {', '.join(_TRANSPORTS)}, not {self.transport!r}")
+        transport: TransportName = self.transport  # type: ignore[assignment]
+        env = parse_pairs(self.env, "-e", "KEY=VALUE")
+        headers = parse_headers(self.headers)
+        if self.config is not None:
+            from mcpx.workspace.config import pick_server
+
+            if self.target is not None:
+                raise UsageError("give either TARGET or --config, not both")
+            spec = pick_server(self.config, self.server)
+            spec.env.update(env)
+            spec.headers.update(headers)
+            if self.cwd:
+                spec.cwd = self.cwd
+            if self.server_args and spec.command:
+                spec.command.extend(self.server_args)
+            if transport != "auto":
+                spec.transport = transport
+            return spec
+        if self.server is not None:
+            raise UsageError("--server names a server in a config file: add --config FILE")
+        if self.target is None:
+            raise UsageError("no TARGET given: name a server script, a command or a URL (or use --config)")
+        return resolve_target(
+            self.target, self.server_args, env=env, cwd=self.cwd, headers=headers, transport=transport
+        )
+
+
+def parse_pairs(items: list[str] | None, flag: str, shape: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"{flag} expects {shape}, got {item!r}")
+        pairs[key] = value
+    return pairs
+
+
+def parse_headers(items: list[str] | None) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for item in items or []:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise UsageError(f'--header expects "Name: value", got {item!r}')
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def parse_json_value(text: str) -> Any:
+    """A `--tool-arg` value: JSON when it parses as JSON, else the string as typed."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def parse_tool_args(items: list[str] | None, json_text: str | None) -> dict[str, Any] | None:
+    arguments: dict[str, Any] | None = None
+    if json_text is not None:
+        try:
+            loaded = json.loads(json_text)
+        except ValueError as exc:
+            raise UsageError(f"--tool-args-json is not valid JSON: {exc}") from None
+        if not isinstance(loaded, dict):
+            raise UsageError("--tool-args-json must be a JSON object")
+        arguments = loaded
+    for key, value in parse_pairs(items, "--tool-arg", "key=value").items():
+        arguments = arguments or {}
+        arguments[key] = parse_json_value(value)
+    return arguments
+
+
+def parse_params(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        params = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"--params is not valid JSON: {exc}") from None
+    if not isinstance(params, dict):
+        raise UsageError("--params must be a JSON object")
+    return params
