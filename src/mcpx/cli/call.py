@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -63,16 +63,20 @@ class CallRequest:
 def command(
     target: o.Target = None,
     server_args: o.ServerArgs = None,
-    method: Annotated[Optional[str], typer.Option("--method", help="The MCP method to call.")] = None,
-    tool_name: Annotated[Optional[str], typer.Option("--tool-name")] = None,
-    tool_arg: Annotated[Optional[list[str]], typer.Option("--tool-arg", help="key=value (JSON if it parses).")] = None,
-    tool_args_json: Annotated[Optional[str], typer.Option("--tool-args-json", help="All arguments as JSON.")] = None,
-    uri: Annotated[Optional[str], typer.Option("--uri")] = None,
-    prompt_name: Annotated[Optional[str], typer.Option("--prompt-name")] = None,
-    prompt_args: Annotated[Optional[list[str]], typer.Option("--prompt-args", help="key=value.")] = None,
-    params: Annotated[Optional[str], typer.Option("--params", help="Params as JSON for any method.")] = None,
-    cursor: Annotated[Optional[str], typer.Option("--cursor", help="Fetch one page of a list.")] = None,
-    log_level: Annotated[Optional[str], typer.Option("--log-level")] = None,
+    method: Annotated[str | None, typer.Option("--method", help="The MCP method to call.")] = None,
+    tool_name: Annotated[str | None, typer.Option("--tool-name")] = None,
+    tool_arg: Annotated[
+        list[str] | None, typer.Option("--tool-arg", help="key=value (JSON if it parses).")
+    ] = None,
+    tool_args_json: Annotated[
+        str | None, typer.Option("--tool-args-json", help="All arguments as JSON.")
+    ] = None,
+    uri: Annotated[str | None, typer.Option("--uri")] = None,
+    prompt_name: Annotated[str | None, typer.Option("--prompt-name")] = None,
+    prompt_args: Annotated[list[str] | None, typer.Option("--prompt-args", help="key=value.")] = None,
+    params: Annotated[str | None, typer.Option("--params", help="Params as JSON for any method.")] = None,
+    cursor: Annotated[str | None, typer.Option("--cursor", help="Fetch one page of a list.")] = None,
+    log_level: Annotated[str | None, typer.Option("--log-level")] = None,
     env: o.Env = None,
     cwd: o.Cwd = None,
     header: o.Header = None,
@@ -83,27 +87,66 @@ def command(
     protocol_era: o.Era = "legacy",
     protocol_version: o.Version = None,
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
-    traffic: Annotated[bool, typer.Option("--traffic", help="Write every frame and stderr line to stderr.")] = False,
+    traffic: Annotated[
+        bool, typer.Option("--traffic", help="Write every frame and stderr line to stderr.")
+    ] = False,
 ) -> None:
     """Connect, send one request, print its result, exit with a code scripts can trust."""
     from mcpx.cli.main import execute
 
     def prepare() -> Coroutine[Any, Any, int]:
         return _prepare(
-            target, server_args, method, tool_name, tool_arg, tool_args_json, uri, prompt_name, prompt_args, params,
-            cursor, log_level, env, cwd, header, transport, config, server, timeout, protocol_era, protocol_version,
-            fmt, traffic,
+            target,
+            server_args,
+            method,
+            tool_name,
+            tool_arg,
+            tool_args_json,
+            uri,
+            prompt_name,
+            prompt_args,
+            params,
+            cursor,
+            log_level,
+            env,
+            cwd,
+            header,
+            transport,
+            config,
+            server,
+            timeout,
+            protocol_era,
+            protocol_version,
+            fmt,
+            traffic,
         )
 
     execute(fmt, prepare)
 
 
-def _prepare(  # noqa: PLR0913 - the flags of the command, checked in one place
-    target: str | None, server_args: list[str] | None, method: str | None, tool_name: str | None,
-    tool_arg: list[str] | None, tool_args_json: str | None, uri: str | None, prompt_name: str | None,
-    prompt_args: list[str] | None, params: str | None, cursor: str | None, log_level: str | None,
-    env: list[str] | None, cwd: str | None, header: list[str] | None, transport: str, config: str | None,
-    server: str | None, timeout: float | None, protocol_era: str, protocol_version: str | None, fmt: str,
+def _prepare(
+    target: str | None,
+    server_args: list[str] | None,
+    method: str | None,
+    tool_name: str | None,
+    tool_arg: list[str] | None,
+    tool_args_json: str | None,
+    uri: str | None,
+    prompt_name: str | None,
+    prompt_args: list[str] | None,
+    params: str | None,
+    cursor: str | None,
+    log_level: str | None,
+    env: list[str] | None,
+    cwd: str | None,
+    header: list[str] | None,
+    transport: str,
+    config: str | None,
+    server: str | None,
+    timeout: float | None,
+    protocol_era: str,
+    protocol_version: str | None,
+    fmt: str,
     traffic: bool,
 ) -> Coroutine[Any, Any, int]:
     if method is None:
@@ -113,16 +156,29 @@ def _prepare(  # noqa: PLR0913 - the flags of the command, checked in one place
     if timeout is not None and timeout <= 0:
         timeout = None
     request = CallRequest(
-        method, tool_name, tool_arg or [], tool_args_json, uri, prompt_name, prompt_args or [], params, cursor, log_level
+        method,
+        tool_name,
+        tool_arg or [],
+        tool_args_json,
+        uri,
+        prompt_name,
+        prompt_args or [],
+        params,
+        cursor,
+        log_level,
     )
     request.check()
-    connection = o.ConnectionOptions(target, server_args or [], env or [], cwd, header or [], transport, config, server)
+    connection = o.ConnectionOptions(
+        target, server_args or [], env or [], cwd, header or [], transport, config, server
+    )
     spec = connection.spec()
     era = make_era(protocol_era, protocol_version)
     return _run(spec, era, request, timeout, fmt, traffic)
 
 
-async def _run(spec: Any, era: Any, request: CallRequest, timeout: float | None, fmt: str, traffic: bool) -> int:
+async def _run(
+    spec: Any, era: Any, request: CallRequest, timeout: float | None, fmt: str, traffic: bool
+) -> int:
     log = TrafficLog()
     if traffic:
         log.subscribe(TrafficPrinter(log))
@@ -138,7 +194,11 @@ async def _run(spec: Any, era: Any, request: CallRequest, timeout: float | None,
 async def _send(client: Client, request: CallRequest) -> tuple[Any, bool]:
     method = request.method
     params = o.parse_params(request.params)
-    if request.log_level is not None and method != "logging/setLevel" and "logging" in client.server_capabilities:
+    if (
+        request.log_level is not None
+        and method != "logging/setLevel"
+        and "logging" in client.server_capabilities
+    ):
         await client.set_logging_level(request.log_level)
     if method == "initialize":
         return client.opened.raw if client.opened else None, False
@@ -164,7 +224,10 @@ async def _send(client: Client, request: CallRequest) -> tuple[Any, bool]:
                 data=exc.data,
             ) from None
         return result, isinstance(result, dict) and result.get("isError") is True
-    if method in ("resources/read", "resources/subscribe", "resources/unsubscribe") and request.uri is not None:
+    if (
+        method in ("resources/read", "resources/subscribe", "resources/unsubscribe")
+        and request.uri is not None
+    ):
         params["uri"] = request.uri
     elif method == "prompts/get":
         if request.prompt_name is not None:
@@ -180,7 +243,9 @@ async def _send(client: Client, request: CallRequest) -> tuple[Any, bool]:
 def _tool_error_message(name: str, result: Any) -> str:
     text = ""
     if isinstance(result, dict) and isinstance(result.get("content"), list):
-        texts = [b.get("text", "") for b in result["content"] if isinstance(b, dict) and b.get("type") == "text"]
+        texts = [
+            b.get("text", "") for b in result["content"] if isinstance(b, dict) and b.get("type") == "text"
+        ]
         text = " ".join(t for t in texts if isinstance(t, str)).strip()
     if len(text) > 300:
         text = text[:300] + "…"

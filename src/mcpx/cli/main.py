@@ -8,6 +8,7 @@ scripts can trust: 0 ok, 1 usage/unexpected, 3 auth required, 4 unreachable/died
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -46,7 +47,9 @@ def version_callback(value: bool) -> None:
 
 @app.callback()
 def main(
-    version: bool = typer.Option(False, "--version", callback=version_callback, is_eager=True, help="Show the version."),
+    version: bool = typer.Option(
+        False, "--version", callback=version_callback, is_eager=True, help="Show the version."
+    ),
 ) -> None:
     """mcpx: see what your MCP server really does."""
 
@@ -74,10 +77,8 @@ def _run_async(coroutine: Coroutine[Any, Any, int], fmt: str) -> int:
                 task.cancel()
 
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            try:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(signum, stop, signum)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
         try:
             return await coroutine
         except asyncio.CancelledError:
@@ -102,7 +103,9 @@ def _run_async(coroutine: Coroutine[Any, Any, int], fmt: str) -> int:
     except Exception as exc:
         if os.environ.get("MCPX_DEBUG"):
             raise
-        print_error(McpxError(f"unexpected error: {type(exc).__name__}: {exc} (set MCPX_DEBUG=1 for details)"), fmt)
+        print_error(
+            McpxError(f"unexpected error: {type(exc).__name__}: {exc} (set MCPX_DEBUG=1 for details)"), fmt
+        )
         return 1
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -13,26 +13,32 @@ from mcpx.errors import UsageError
 from mcpx.transports.spec import ServerSpec, TransportName, resolve_target
 
 Target = Annotated[
-    Optional[str],
-    typer.Argument(help="A server script (.py .js .mjs .cjs .ts), a command, or an http(s) URL.", show_default=False),
+    str | None,
+    typer.Argument(
+        help="A server script (.py .js .mjs .cjs .ts), a command, or an http(s) URL.", show_default=False
+    ),
 ]
 ServerArgs = Annotated[
-    Optional[list[str]],
-    typer.Argument(help="Arguments for the server; put those starting with a dash after --.", show_default=False),
+    list[str] | None,
+    typer.Argument(
+        help="Arguments for the server; put those starting with a dash after --.", show_default=False
+    ),
 ]
-Env = Annotated[Optional[list[str]], typer.Option("-e", "--env", help="KEY=VALUE for the server's environment.")]
-Cwd = Annotated[Optional[str], typer.Option("--cwd", help="Working directory of the server process.")]
-Header = Annotated[Optional[list[str]], typer.Option("--header", "-H", help='"Name: value" on every HTTP request.')]
+Env = Annotated[list[str] | None, typer.Option("-e", "--env", help="KEY=VALUE for the server's environment.")]
+Cwd = Annotated[str | None, typer.Option("--cwd", help="Working directory of the server process.")]
+Header = Annotated[
+    list[str] | None, typer.Option("--header", "-H", help='"Name: value" on every HTTP request.')
+]
 TransportOpt = Annotated[
     str, typer.Option("--transport", help="stdio, http (Streamable HTTP), sse (legacy HTTP+SSE) or auto.")
 ]
-Config = Annotated[Optional[str], typer.Option("--config", help="A config file with mcpServers or servers.")]
-Server = Annotated[Optional[str], typer.Option("--server", help="Which server of --config to use.")]
+Config = Annotated[str | None, typer.Option("--config", help="A config file with mcpServers or servers.")]
+Server = Annotated[str | None, typer.Option("--server", help="Which server of --config to use.")]
 Timeout = Annotated[
-    Optional[float], typer.Option("--timeout", help="Seconds to wait for each answer (progress resets it).")
+    float | None, typer.Option("--timeout", help="Seconds to wait for each answer (progress resets it).")
 ]
 Era = Annotated[str, typer.Option("--protocol-era", help="legacy, auto or modern.")]
-Version = Annotated[Optional[str], typer.Option("--protocol-version", help="Pin one protocol revision.")]
+Version = Annotated[str | None, typer.Option("--protocol-version", help="Pin one protocol revision.")]
 
 _TRANSPORTS = ("stdio", "http", "sse", "auto")
 

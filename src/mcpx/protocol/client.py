@@ -39,7 +39,11 @@ ListName = Literal["tools", "resources", "resourceTemplates", "prompts"]
 LISTS: dict[str, tuple[str, ListName, str]] = {
     "tools": ("tools/list", "tools", "notifications/tools/list_changed"),
     "resources": ("resources/list", "resources", "notifications/resources/list_changed"),
-    "resourceTemplates": ("resources/templates/list", "resourceTemplates", "notifications/resources/list_changed"),
+    "resourceTemplates": (
+        "resources/templates/list",
+        "resourceTemplates",
+        "notifications/resources/list_changed",
+    ),
     "prompts": ("prompts/list", "prompts", "notifications/prompts/list_changed"),
 }
 _MODELS: dict[str, type[McpModel]] = {
@@ -194,7 +198,10 @@ class Client:
             if not isinstance(next_cursor, str) or next_cursor in seen:
                 # a cursor that repeats would loop forever: stop and say so
                 self.peer.problems.append(
-                    (self.traffic[len(self.traffic) - 1], f"{method}: nextCursor {next_cursor!r} repeats; stopped")
+                    (
+                        self.traffic[len(self.traffic) - 1],
+                        f"{method}: nextCursor {next_cursor!r} repeats; stopped",
+                    )
                 )
                 break
             seen.add(next_cursor)

@@ -1,9 +1,9 @@
 """`mcpx.connect()`: the small library entry point for scripts and benchmarks.
 
-    async with mcpx.connect("./server.py") as client:
-        tools = await client.list_tools()
-        result = await client.call_tool("echo", {"text": "hi"})
-        print(len(client.traffic))
+async with mcpx.connect("./server.py") as client:
+    tools = await client.list_tools()
+    result = await client.call_tool("echo", {"text": "hi"})
+    print(len(client.traffic))
 """
 
 from __future__ import annotations

@@ -53,7 +53,9 @@ class Era(Protocol):
 
     def wrap(self, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None: ...
 
-    async def settle(self, method: str, params: dict[str, Any] | None, result: Any, resend: Resend) -> Any: ...
+    async def settle(
+        self, method: str, params: dict[str, Any] | None, result: Any, resend: Resend
+    ) -> Any: ...
 
 
 class LegacyEra:
@@ -81,7 +83,7 @@ class LegacyEra:
             common = [v for v in LEGACY_VERSIONS if isinstance(supported, list) and v in supported]
             if not common or self.pinned:
                 raise
-            notes.append(f"the server refused {offered} and supports {', '.join(map(str, supported))}")
+            notes.append(f"the server refused {offered} and supports {', '.join(map(str, supported or []))}")
             offered = common[0]
             params = {**params, "protocolVersion": offered}
             event = await peer.request_event("initialize", params, timeout=timeout)
@@ -94,7 +96,11 @@ class LegacyEra:
             peer.traffic.flag(event, problem)
         version = result.get("protocolVersion")
         if version not in LEGACY_VERSIONS:
-            hint = " (a handshake-free revision, which cannot answer initialize)" if version in MODERN_VERSIONS else ""
+            hint = (
+                " (a handshake-free revision, which cannot answer initialize)"
+                if version in MODERN_VERSIONS
+                else ""
+            )
             raise UnsupportedVersionError(
                 f"the server answered initialize with protocol version {version!r}{hint}; mcpx offered "
                 f"{offered} and speaks {', '.join(LEGACY_VERSIONS)}",
@@ -109,7 +115,9 @@ class LegacyEra:
         return Opened(
             era="legacy",
             protocol_version=version,
-            server_info=view.server_info if isinstance(view.server_info, Implementation) else Implementation(),
+            server_info=view.server_info
+            if isinstance(view.server_info, Implementation)
+            else Implementation(),
             capabilities=capabilities if isinstance(capabilities, dict) else {},
             instructions=result.get("instructions") if isinstance(result.get("instructions"), str) else None,
             raw=result,

@@ -109,7 +109,9 @@ class Peer:
 
     def on_notification(self, method: str | None, handler: NotificationHandler) -> Callable[[], None]:
         """Subscribe to one notification method (or to all with None). Returns an unsubscribe function."""
-        handlers = self._any_notification if method is None else self._notification_handlers.setdefault(method, [])
+        handlers = (
+            self._any_notification if method is None else self._notification_handlers.setdefault(method, [])
+        )
         handlers.append(handler)
         return lambda: handlers.remove(handler) if handler in handlers else None
 
@@ -122,7 +124,7 @@ class Peer:
         method: str,
         params: Any = None,
         *,
-        timeout: float | None | Literal["default"] = "default",
+        timeout: float | Literal["default"] | None = "default",
         on_progress: ProgressCallback | None = None,
         request_id: JsonId | None = None,
     ) -> Any:
@@ -137,7 +139,7 @@ class Peer:
         method: str,
         params: Any = None,
         *,
-        timeout: float | None | Literal["default"] = "default",
+        timeout: float | Literal["default"] | None = "default",
         on_progress: ProgressCallback | None = None,
         request_id: JsonId | None = None,
     ) -> TrafficEvent:
@@ -152,7 +154,9 @@ class Peer:
             params["_meta"] = meta
         message = Request(rid, method, params)
         loop = asyncio.get_running_loop()
-        pending = _Pending(loop.create_future(), method, self.default_timeout if timeout == "default" else timeout)
+        pending = _Pending(
+            loop.create_future(), method, self.default_timeout if timeout == "default" else timeout
+        )
         self._pending[rid] = pending
         if on_progress is not None:
             pending.on_progress = on_progress
@@ -269,7 +273,9 @@ class Peer:
             if pending is None or pending.future.done():
                 self._problem(event, f"error response to id {message.id!r}, which has no request in flight")
             else:
-                pending.future.set_exception(RpcError(pending.method, message.code, message.message, message.data))
+                pending.future.set_exception(
+                    RpcError(pending.method, message.code, message.message, message.data)
+                )
         elif kind is Notification:
             assert isinstance(message, Notification)
             self._on_notification(message, event)
@@ -295,8 +301,8 @@ class Peer:
                 result = handler(message, event)
                 if asyncio.iscoroutine(result):
                     task = asyncio.ensure_future(result)
-                    self._handler_tasks.add(task)  # type: ignore[arg-type]
-                    task.add_done_callback(self._handler_tasks.discard)  # type: ignore[arg-type]
+                    self._handler_tasks.add(task)
+                    task.add_done_callback(self._handler_tasks.discard)
             except Exception as exc:
                 self._problem(event, f"a handler for {message.method} failed: {exc!r}")
 

@@ -56,12 +56,20 @@ class Tool(McpModel):
     icons: list[dict[str, Any]] | None = None
     meta: dict[str, Any] | None = None
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, alias_generator=lambda n: "_meta" if n == "meta" else to_camel(n))
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+        alias_generator=lambda n: "_meta" if n == "meta" else to_camel(n),
+    )
 
     @property
     def display_name(self) -> str:
         """The spec's precedence: title, then annotations.title, then name."""
-        return self.title or (self.annotations.title if self.annotations and self.annotations.title else None) or self.name
+        return (
+            self.title
+            or (self.annotations.title if self.annotations and self.annotations.title else None)
+            or self.name
+        )
 
 
 class Resource(McpModel):
@@ -154,7 +162,9 @@ def parse_list(model: type[M], items: Any, where: str) -> tuple[list[M], list[st
         view = parse(model, item, f"{where}[{index}]")
         if isinstance(item, dict):
             views.append(view)
-        problems.extend(view.problems or ([] if isinstance(item, dict) else [f"{where}[{index}] is not an object"]))
+        problems.extend(
+            view.problems or ([] if isinstance(item, dict) else [f"{where}[{index}] is not an object"])
+        )
     return views, problems
 
 

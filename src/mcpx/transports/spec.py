@@ -87,8 +87,7 @@ def resolve_target(
         return ServerSpec(url=target, **common)  # type: ignore[arg-type]
     ext = os.path.splitext(target)[1].lower()
     if ext in _INTERPRETERS:
-        path = target if cwd is None or os.path.isabs(target) else target
-        if not os.path.exists(path if os.path.isabs(path) or cwd is None else os.path.join(os.getcwd(), path)):
+        if not os.path.exists(target):
             raise UsageError(f"the server file {target!r} does not exist")
         interpreter = list(_INTERPRETERS[ext])
         if interpreter[0] != sys.executable and shutil.which(interpreter[0]) is None:

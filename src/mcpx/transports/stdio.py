@@ -17,6 +17,7 @@ import signal
 import sys
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
+
 from mcpx.errors import ConnectError, ServerExitedError
 from mcpx.wire import Message, TrafficEvent, TrafficLog
 
@@ -94,7 +95,7 @@ class StdioTransport:
             )
         except FileNotFoundError as exc:
             missing = exc.filename or self.command[0]
-            if self.cwd and not os.path.isdir(self.cwd):
+            if self.cwd and not os.path.isdir(self.cwd):  # noqa: ASYNC240 - once, on a failed start
                 raise ConnectError(f"the working directory {self.cwd!r} does not exist") from None
             raise ConnectError(f"cannot start the server: {missing!r} was not found") from None
         except PermissionError:
@@ -155,10 +156,7 @@ class StdioTransport:
                 dropped = await stdout.read(LINE_LIMIT)
                 self.traffic.info(f"a line of over {len(dropped)} bytes was dropped", "stdio")
                 continue
-            if line.endswith(b"\r\n"):
-                line = line[:-2]
-            else:
-                line = line[:-1]
+            line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
             if not line:
                 continue
             yield received(line, "stdio")
@@ -253,4 +251,3 @@ class StdioTransport:
         if tail:
             message += "; last stderr lines:\n" + "\n".join(tail)
         return ServerExitedError(message, returncode=code, stderr_tail=tail)
-

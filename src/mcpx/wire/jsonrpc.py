@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 import orjson
 
-JsonId = Union[int, str]
+JsonId = int | str
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -86,7 +86,7 @@ class Malformed:
     obj: Any = None
 
 
-Message = Union[Request, Notification, Response, ErrorResponse, Malformed]
+Message = Request | Notification | Response | ErrorResponse | Malformed
 
 
 @dataclass(slots=True)
@@ -153,9 +153,7 @@ def classify(obj: Any) -> Message:
         return Malformed(f"a JSON {type(obj).__name__}, not a JSON-RPC object", obj=obj)
     if obj.get("jsonrpc") != "2.0":
         rid = obj.get("id")
-        return Malformed(
-            'missing "jsonrpc": "2.0"', rid if isinstance(rid, (int, str)) else None, obj
-        )
+        return Malformed('missing "jsonrpc": "2.0"', rid if isinstance(rid, (int, str)) else None, obj)
     method = obj.get("method")
     has_id = "id" in obj
     rid = obj.get("id")
@@ -180,8 +178,12 @@ def classify(obj: Any) -> Message:
         message = err.get("message")
         if isinstance(code, bool) or not isinstance(code, int):
             return ErrorResponse(eid, INTERNAL_ERROR, f"(error without an integer code) {message!r}", err)
-        return ErrorResponse(eid, code, message if isinstance(message, str) else repr(message), err.get("data"))
-    return Malformed('neither "method", "result" nor "error"', rid if isinstance(rid, (int, str)) else None, obj)
+        return ErrorResponse(
+            eid, code, message if isinstance(message, str) else repr(message), err.get("data")
+        )
+    return Malformed(
+        'neither "method", "result" nor "error"', rid if isinstance(rid, (int, str)) else None, obj
+    )
 
 
 def encode(obj: Any) -> str:

@@ -161,7 +161,9 @@ class TrafficLog:
         self, direction: Direction, channel: Channel, decoded: Decoded, facts: dict[str, Any] | None
     ) -> TrafficEvent:
         message = decoded.message
-        event = self._append(direction, channel, decoded.text, message, facts or {}, decoded.flags, notify=False)
+        event = self._append(
+            direction, channel, decoded.text, message, facts or {}, decoded.flags, notify=False
+        )
         self._link(event, message, direction)
         self._notify(event)
         return event

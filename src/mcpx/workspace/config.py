@@ -64,7 +64,7 @@ def load_servers(path: str | Path) -> dict[str, ServerSpec | ConfigProblem]:
         raise UsageError(f"the config file {source!r} holds no object")
     table = data.get("mcpServers", data.get("servers"))
     if table is None:
-        raise UsageError(f"the config file {source!r} has neither an \"mcpServers\" nor a \"servers\" object")
+        raise UsageError(f'the config file {source!r} has neither an "mcpServers" nor a "servers" object')
     if not isinstance(table, dict):
         raise UsageError(f"in {source!r}, the servers entry is not an object")
     return {str(name): _entry(str(name), entry, source) for name, entry in table.items()}

@@ -1,0 +1,65 @@
+"""The traffic log links responses to requests and flags what has no partner."""
+
+from __future__ import annotations
+
+from mcpx.wire import Request, TrafficLog, encode
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_response_finds_its_request_method_and_latency() -> None:
+    clock = FakeClock()
+    log = TrafficLog(clock=clock)
+    request = Request(1, "tools/list", None)
+    sent = log.sent(encode(request.to_obj()), request, "stdio")
+    clock.now += 0.25
+    answer = log.received(b'{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}', "stdio")
+    assert answer.request_seq == sent.seq
+    assert sent.response_seq == answer.seq
+    assert answer.method == "tools/list"
+    assert answer.latency == 0.25
+    assert log.find_request(answer) is sent
+
+
+def test_incoming_and_outgoing_ids_do_not_collide() -> None:
+    log = TrafficLog()
+    ours = Request(1, "tools/call", {})
+    log.sent(encode(ours.to_obj()), ours, "stdio")
+    theirs = log.received(b'{"jsonrpc":"2.0","id":1,"method":"roots/list"}', "stdio")
+    answer = log.received(b'{"jsonrpc":"2.0","id":1,"result":{}}', "stdio")
+    assert answer.method == "tools/call"
+    assert theirs.method == "roots/list"
+
+
+def test_unknown_and_duplicate_responses_are_flagged_not_raised() -> None:
+    log = TrafficLog()
+    request = Request(5, "ping", None)
+    log.sent(encode(request.to_obj()), request, "stdio")
+    first = log.received(b'{"jsonrpc":"2.0","id":5,"result":{}}', "stdio")
+    second = log.received(b'{"jsonrpc":"2.0","id":5,"result":{}}', "stdio")
+    stray = log.received(b'{"jsonrpc":"2.0","id":99,"result":{}}', "stdio")
+    assert first.flags == []
+    assert "no request in flight" in second.flags[0]
+    assert "99" in stray.flags[0]
+
+
+def test_listeners_see_every_event_and_a_broken_one_is_dropped() -> None:
+    log = TrafficLog()
+    seen: list[int] = []
+    log.subscribe(lambda event: seen.append(event.seq))
+
+    def broken(event: object) -> None:
+        raise RuntimeError("view bug")
+
+    log.subscribe(broken)
+    log.info("spawned", "process")
+    log.stderr("hello")
+    assert seen == [0, 1]
+    assert len(log.listener_errors) == 1
+    assert log[1].kind == "stderr"
