@@ -9,10 +9,12 @@ from typing import Annotated, Any
 import typer
 
 from mcpx.cli import options as o
+from mcpx.cli.answers import elicitation_handler, roots_from_flags, sampling_handler
 from mcpx.cli.output import TrafficPrinter, print_result
 from mcpx.errors import RpcError, ToolError, UsageError
 from mcpx.protocol.client import Client
-from mcpx.protocol.eras import make_era
+from mcpx.protocol.eras import Era
+from mcpx.transports.spec import ServerSpec
 from mcpx.wire.traffic import TrafficLog
 
 LIST_METHODS = {
@@ -84,8 +86,19 @@ def command(
     config: o.Config = None,
     server: o.Server = None,
     timeout: o.Timeout = 60.0,
-    protocol_era: o.Era = "legacy",
+    protocol_era: o.EraOpt = "auto",
     protocol_version: o.Version = None,
+    probe_timeout: o.ProbeTimeout = 2.0,
+    elicit: Annotated[
+        str | None,
+        typer.Option(
+            "--elicit", help="Answer elicitation: accept-defaults, decline, cancel or @answers.json."
+        ),
+    ] = None,
+    sample: Annotated[
+        str | None, typer.Option("--sample", help="Answer sampling: decline or @reply.json.")
+    ] = None,
+    root: Annotated[list[str] | None, typer.Option("--root", help="A root to offer (URI or path).")] = None,
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
     traffic: Annotated[
         bool, typer.Option("--traffic", help="Write every frame and stderr line to stderr.")
@@ -94,69 +107,8 @@ def command(
     """Connect, send one request, print its result, exit with a code scripts can trust."""
     from mcpx.cli.main import execute
 
-    def prepare() -> Coroutine[Any, Any, int]:
-        return _prepare(
-            target,
-            server_args,
-            method,
-            tool_name,
-            tool_arg,
-            tool_args_json,
-            uri,
-            prompt_name,
-            prompt_args,
-            params,
-            cursor,
-            log_level,
-            env,
-            cwd,
-            header,
-            transport,
-            config,
-            server,
-            timeout,
-            protocol_era,
-            protocol_version,
-            fmt,
-            traffic,
-        )
-
-    execute(fmt, prepare)
-
-
-def _prepare(
-    target: str | None,
-    server_args: list[str] | None,
-    method: str | None,
-    tool_name: str | None,
-    tool_arg: list[str] | None,
-    tool_args_json: str | None,
-    uri: str | None,
-    prompt_name: str | None,
-    prompt_args: list[str] | None,
-    params: str | None,
-    cursor: str | None,
-    log_level: str | None,
-    env: list[str] | None,
-    cwd: str | None,
-    header: list[str] | None,
-    transport: str,
-    config: str | None,
-    server: str | None,
-    timeout: float | None,
-    protocol_era: str,
-    protocol_version: str | None,
-    fmt: str,
-    traffic: bool,
-) -> Coroutine[Any, Any, int]:
-    if method is None:
-        raise UsageError("--method is required (for example --method tools/list)")
-    if fmt not in ("text", "json"):
-        raise UsageError(f"--format must be text or json, not {fmt!r}")
-    if timeout is not None and timeout <= 0:
-        timeout = None
     request = CallRequest(
-        method,
+        method or "",
         tool_name,
         tool_arg or [],
         tool_args_json,
@@ -167,22 +119,42 @@ def _prepare(
         cursor,
         log_level,
     )
-    request.check()
     connection = o.ConnectionOptions(
-        target, server_args or [], env or [], cwd, header or [], transport, config, server
-    )
-    spec = connection.spec()
-    era = make_era(protocol_era, protocol_version)
-    return _run(spec, era, request, timeout, fmt, traffic)
+        target, server_args or [], env or [], cwd, header or [], transport, config, server,
+        timeout, protocol_era, protocol_version, probe_timeout,
+    )  # fmt: skip
+
+    def prepare() -> Coroutine[Any, Any, int]:
+        if method is None:
+            raise UsageError("--method is required (for example --method tools/list)")
+        if fmt not in ("text", "json"):
+            raise UsageError(f"--format must be text or json, not {fmt!r}")
+        request.check()
+        spec = connection.spec()
+        era = connection.era(spec)
+        handlers = {
+            "on_elicit": elicitation_handler(elicit),
+            "on_sample": sampling_handler(sample),
+            "roots": roots_from_flags(root),
+        }
+        return _run(spec, era, connection.request_timeout, handlers, request, fmt, traffic)
+
+    execute(fmt, prepare)
 
 
 async def _run(
-    spec: Any, era: Any, request: CallRequest, timeout: float | None, fmt: str, traffic: bool
+    spec: ServerSpec,
+    era: Era,
+    timeout: float | None,
+    handlers: dict[str, Any],
+    request: CallRequest,
+    fmt: str,
+    traffic: bool,
 ) -> int:
     log = TrafficLog()
     if traffic:
         log.subscribe(TrafficPrinter(log))
-    client = Client(spec.open(log), era=era, timeout=timeout)
+    client = Client(spec.open(log), era=era, timeout=timeout, **handlers)
     async with client:
         result, is_error = await _send(client, request)
         print_result(result, fmt)

@@ -148,6 +148,13 @@ def run() -> None:
             message += f" (see: {ctx.command_path} --help)"
         print_error(UsageError(message), fmt)
         sys.exit(1)
+    except Exception as exc:  # a bug of ours still ends in one sentence and the JSON line
+        if os.environ.get("MCPX_DEBUG"):
+            raise
+        print_error(
+            McpxError(f"unexpected error: {type(exc).__name__}: {exc} (set MCPX_DEBUG=1 for details)"), fmt
+        )
+        sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from mcpx.errors import UsageError
+from mcpx.protocol.eras import Era
 from mcpx.transports.spec import ServerSpec, TransportName, resolve_target
 
 Target = Annotated[
@@ -37,8 +38,11 @@ Server = Annotated[str | None, typer.Option("--server", help="Which server of --
 Timeout = Annotated[
     float | None, typer.Option("--timeout", help="Seconds to wait for each answer (progress resets it).")
 ]
-Era = Annotated[str, typer.Option("--protocol-era", help="legacy, auto or modern.")]
+EraOpt = Annotated[str, typer.Option("--protocol-era", help="legacy, auto or modern.")]
 Version = Annotated[str | None, typer.Option("--protocol-version", help="Pin one protocol revision.")]
+ProbeTimeout = Annotated[
+    float, typer.Option("--probe-timeout", help="Seconds auto waits for server/discover before legacy.")
+]
 
 _TRANSPORTS = ("stdio", "http", "sse", "auto")
 
@@ -53,6 +57,23 @@ class ConnectionOptions:
     transport: str = "auto"
     config: str | None = None
     server: str | None = None
+    timeout: float | None = 60.0
+    protocol_era: str = "auto"
+    protocol_version: str | None = None
+    probe_timeout: float = 2.0
+
+    @property
+    def request_timeout(self) -> float | None:
+        """Seconds per answer; 0 or less waits forever."""
+        return self.timeout if self.timeout is not None and self.timeout > 0 else None
+
+    def era(self, spec: ServerSpec) -> Era:
+        """The era strategy the flags ask for (auto remembers its verdict per server)."""
+        from mcpx.protocol.auto import make_era
+
+        return make_era(
+            self.protocol_era, self.protocol_version, probe_timeout=self.probe_timeout, key=spec.label
+        )
 
     def spec(self) -> ServerSpec:
         """The server these options name (raises `UsageError` with one sentence when they can't)."""

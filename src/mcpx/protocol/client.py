@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from mcpx.__about__ import __version__
 from mcpx.errors import McpxError, ProtocolError, RpcError
-from mcpx.protocol.eras import ClientIdentity, Era, LegacyEra, Opened
+from mcpx.protocol.auto import AutoEra
+from mcpx.protocol.eras import ClientIdentity, Era, Opened
 from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
 from mcpx.protocol.types import (
     CallToolResult,
@@ -73,20 +74,25 @@ class Client:
     ) -> None:
         self.transport = transport
         self.peer = Peer(transport, timeout=timeout)
-        self.era: Era = era or LegacyEra()
+        self.era: Era = era or AutoEra()
         self.timeout = timeout
         self.connect_timeout = connect_timeout if connect_timeout is not None else timeout
         self.roots = roots
         capabilities: dict[str, Any] = {}
+        #: one set of handlers for what the server asks: legacy server→client requests and modern
+        #: input requests alike
+        self._answers: dict[str, ServerRequestHandler] = {}
         if roots is not None:
             capabilities["roots"] = {"listChanged": True}
-            self.peer.on_request("roots/list", self._answer_roots)
+            self._answers["roots/list"] = self._answer_roots
         if on_elicit is not None:
             capabilities["elicitation"] = {"form": {}, "url": {}}
-            self.peer.on_request("elicitation/create", _adapt(on_elicit))
+            self._answers["elicitation/create"] = on_elicit
         if on_sample is not None:
             capabilities["sampling"] = {}
-            self.peer.on_request("sampling/createMessage", _adapt(on_sample))
+            self._answers["sampling/createMessage"] = on_sample
+        for method, handler in self._answers.items():
+            self.peer.on_request(method, _adapt(handler))
         self.identity = ClientIdentity(
             info=client_info or {"name": "mcpx", "title": "mcpx inspector", "version": __version__},
             capabilities=capabilities,
@@ -103,6 +109,8 @@ class Client:
     async def connect(self) -> Opened:
         await self.peer.start()
         self.opened = await self.era.open(self.peer, self.identity, self.connect_timeout)
+        for note in self.opened.notes:
+            self.traffic.info(note, "protocol")
         if isinstance(self.transport, ProtocolVersionAware):
             self.transport.set_protocol_version(self.opened.protocol_version)
         return self.opened
@@ -162,11 +170,18 @@ class Client:
         wrapped = self.era.wrap(method, params)
         result = await self.peer.request(method, wrapped, timeout=timeout, on_progress=on_progress)
 
-        async def resend(extra: dict[str, Any] | None) -> Any:
-            again = {**(wrapped or {}), **(extra or {})}
+        async def resend(extra: dict[str, Any]) -> Any:
+            again = {**(wrapped or {}), **extra}
             return await self.peer.request(method, again, timeout=timeout, on_progress=on_progress)
 
-        return await self.era.settle(method, params, result, resend)
+        return await self.era.settle(method, params, result, resend, self.answer)
+
+    async def answer(self, method: str, params: Any) -> Any:
+        """Answer one thing the server asks with the handlers this client was given."""
+        handler = self._answers.get(method)
+        if handler is None:
+            raise McpxError(f"the server asked for {method}, which this client was not set up to answer")
+        return await handler(params)
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         await self.peer.notify(method, params)
@@ -304,7 +319,8 @@ class Client:
         return parse(CompleteResult, raw, "completion/complete result")
 
     async def set_logging_level(self, level: str) -> Any:
-        return await self.request("logging/setLevel", {"level": level})
+        """Legacy: `logging/setLevel`. Modern: the level rides on every later request's `_meta`."""
+        return await self.era.set_log_level(level, self.request)
 
     async def ping(self) -> Any:
         return await self.request("ping")
@@ -319,7 +335,7 @@ class Client:
         return self.peer.on_notification(method, handler)
 
     # -- what the server asks ------------------------------------------------------------------------
-    async def _answer_roots(self, params: Any, request: IncomingRequest) -> dict[str, Any]:
+    async def _answer_roots(self, params: Any) -> dict[str, Any]:
         return {"roots": list(self.roots or [])}
 
     async def set_roots(self, roots: list[dict[str, Any]]) -> None:

@@ -12,8 +12,8 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
+from mcpx.protocol.auto import make_era
 from mcpx.protocol.client import Client, ServerRequestHandler
-from mcpx.protocol.eras import make_era
 from mcpx.transports.spec import ServerSpec, resolve_target
 from mcpx.wire import TrafficLog
 
@@ -27,8 +27,9 @@ async def connect(
     cwd: str | None = None,
     timeout: float | None = 60.0,
     connect_timeout: float | None = None,
-    protocol_era: str = "legacy",
+    protocol_era: str = "auto",
     protocol_version: str | None = None,
+    probe_timeout: float = 2.0,
     traffic: TrafficLog | None = None,
     roots: list[dict[str, Any]] | None = None,
     on_elicit: ServerRequestHandler | None = None,
@@ -39,7 +40,7 @@ async def connect(
     log = traffic if traffic is not None else TrafficLog()
     client = Client(
         spec.open(log),
-        era=make_era(protocol_era, protocol_version),
+        era=make_era(protocol_era, protocol_version, probe_timeout=probe_timeout, key=spec.label),
         timeout=timeout,
         connect_timeout=connect_timeout,
         roots=roots,

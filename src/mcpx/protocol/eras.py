@@ -43,19 +43,31 @@ class Opened:
     notes: list[str] = field(default_factory=list)
 
 
-Resend = Callable[[dict[str, Any] | None], Awaitable[Any]]
+#: re-send the original request with extra params (a new id each time)
+Resend = Callable[[dict[str, Any]], Awaitable[Any]]
+#: answer one thing the server asks (method, params) → result, with the client's handlers
+Answer = Callable[[str, Any], Awaitable[Any]]
+#: send a request as the client does (dressed by the era)
+Send = Callable[[str, "dict[str, Any] | None"], Awaitable[Any]]
 
 
 class Era(Protocol):
-    name: str
+    """How a conversation opens, how requests are dressed, how results may ask for more."""
+
+    @property
+    def name(self) -> str:
+        """legacy or modern ("auto" until it has chosen)."""
+        ...
 
     async def open(self, peer: Peer, client: ClientIdentity, timeout: float | None) -> Opened: ...
 
     def wrap(self, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None: ...
 
     async def settle(
-        self, method: str, params: dict[str, Any] | None, result: Any, resend: Resend
+        self, method: str, params: dict[str, Any] | None, result: Any, resend: Resend, answer: Answer
     ) -> Any: ...
+
+    async def set_log_level(self, level: str, send: Send) -> Any: ...
 
 
 class LegacyEra:
@@ -128,14 +140,10 @@ class LegacyEra:
     def wrap(self, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
         return params
 
-    async def settle(self, method: str, params: dict[str, Any] | None, result: Any, resend: Resend) -> Any:
-        return result
+    async def settle(
+        self, method: str, params: dict[str, Any] | None, result: Any, resend: Resend, answer: Answer
+    ) -> Any:
+        return result  # the handshake era asks through server→client requests, never in a result
 
-
-def make_era(era: str, version: str | None = None) -> Era:
-    """The strategy for `--protocol-era` (legacy today; auto and modern arrive with the modern era)."""
-    if version is not None and version in MODERN_VERSIONS:
-        raise UnsupportedVersionError(f"the {version} revision (modern era) is not supported yet")
-    if era in ("legacy", "auto"):
-        return LegacyEra(version)
-    raise UnsupportedVersionError(f"the {era!r} protocol era is not supported yet; use legacy")
+    async def set_log_level(self, level: str, send: Send) -> Any:
+        return await send("logging/setLevel", {"level": level})

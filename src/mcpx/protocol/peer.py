@@ -83,11 +83,20 @@ class Peer:
         self._ended: McpxError | None = None
         self.closed = asyncio.Event()
         self.problems: list[tuple[TrafficEvent, str]] = []
+        #: requests we gave up on (timed out), so a late answer is named as such
+        self._expired: dict[JsonId, str] = {}
 
     # -- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> None:
         await self.transport.start()
         self._reader = asyncio.create_task(self._read_loop(), name="mcpx-peer-reader")
+
+    async def restart(self) -> None:
+        """Close the transport and open it again (a new server process, a new connection)."""
+        await self.close()
+        self._ended = None
+        self.closed = asyncio.Event()
+        await self.start()
 
     async def close(self) -> None:
         await self.transport.close()
@@ -142,8 +151,13 @@ class Peer:
         timeout: float | Literal["default"] | None = "default",
         on_progress: ProgressCallback | None = None,
         request_id: JsonId | None = None,
+        cancel_on_timeout: bool = True,
     ) -> TrafficEvent:
-        """Send a request and return the traffic event of its (successful) response."""
+        """Send a request and return the traffic event of its (successful) response.
+
+        `cancel_on_timeout=False` is for probes: a server that does not know the method yet should not
+        also get a cancellation for it.
+        """
         if self._ended is not None:
             raise self._ended
         rid: JsonId = next(self._ids) if request_id is None else request_id
@@ -167,9 +181,11 @@ class Peer:
             await self.transport.send(encode(message.to_obj()), message)
             return await pending.future
         except RequestTimeoutError:
-            # tell the server before the caller goes on (it may close the connection next)
-            with contextlib.suppress(McpxError, OSError):
-                await self._cancel_remote(rid, f"timed out after {pending.timeout:g} s")
+            self._expired[rid] = method
+            if cancel_on_timeout:
+                # tell the server before the caller goes on (it may close the connection next)
+                with contextlib.suppress(McpxError, OSError):
+                    await self._cancel_remote(rid, f"timed out after {pending.timeout:g} s")
             raise
         except asyncio.CancelledError:
             if not pending.future.done() and method != "initialize" and self._ended is None:
@@ -249,6 +265,12 @@ class Peer:
                 pending.future.set_exception(error)
         self.closed.set()
 
+    def _stray(self, rid: JsonId | None) -> str:
+        method = self._expired.get(rid) if rid is not None else None
+        if method is not None:
+            return f"late answer to {method} (id {rid!r}), after mcpx had given up on it"
+        return f"response to id {rid!r}, which has no request in flight"
+
     def _problem(self, event: TrafficEvent, text: str) -> None:
         if text in event.flags:
             return
@@ -264,14 +286,14 @@ class Peer:
             assert isinstance(message, Response)
             pending = self._pending.get(message.id)
             if pending is None or pending.future.done():
-                self._problem(event, f"response to id {message.id!r}, which has no request in flight")
+                self._problem(event, self._stray(message.id))
             else:
                 pending.future.set_result(event)
         elif kind is ErrorResponse:
             assert isinstance(message, ErrorResponse)
             pending = self._pending.get(message.id) if message.id is not None else None
             if pending is None or pending.future.done():
-                self._problem(event, f"error response to id {message.id!r}, which has no request in flight")
+                self._problem(event, self._stray(message.id))
             else:
                 pending.future.set_exception(
                     RpcError(pending.method, message.code, message.message, message.data)

@@ -79,6 +79,10 @@ class StdioTransport:
 
     # -- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> None:
+        """Spawn the server (again, after a close: a new process)."""
+        self.returncode = None
+        self._closing = False
+        self._exit_logged = False
         env = {**os.environ, **self.env} if self.inherit_env else dict(self.env)
         cmdline = shlex.join(self.command)
         try:

@@ -1,0 +1,190 @@
+"""`auto`: find out which era a server speaks, as the spec's backwards-compatibility sections say.
+
+Probe with `server/discover` at the newest modern revision. A DiscoverResult naming a modern revision,
+or -32022 whose `supported` list shares one, means modern. Any other error, a DiscoverResult without a
+modern revision, or silence within the probe timeout means legacy → `initialize`. The fallback is never
+keyed to one error code. A legacy server that exits on the unknown request is started again.
+
+The verdict is remembered per server (command line or URL) so a silent legacy server costs the probe
+timeout once, and re-probed when it proves wrong. Every step is an `info` event in the traffic log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from mcpx.errors import ConnectError, McpxError, RequestTimeoutError, RpcError
+from mcpx.protocol.eras import Answer, ClientIdentity, Era, LegacyEra, Opened, Resend, Send
+from mcpx.protocol.modern import ModernEra, is_modern_evidence
+from mcpx.protocol.peer import Peer
+
+DEFAULT_PROBE_TIMEOUT = 2.0
+
+
+class EraCache:
+    """Verdicts per server key in a small JSON file (the user's cache directory by default)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        if path is None:
+            base = os.environ.get("MCPX_CACHE_DIR")
+            if base is None:
+                import platformdirs
+
+                base = platformdirs.user_cache_dir("mcpx")
+            path = Path(base) / "eras.json"
+        self.path = path
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def get(self, key: str) -> str | None:
+        entry = self._load().get(key)
+        era = entry.get("era") if isinstance(entry, dict) else None
+        return era if era in ("legacy", "modern") else None
+
+    def put(self, key: str, era: str) -> None:
+        data = self._load()
+        data[key] = {"era": era, "when": time.time()}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+            tmp.replace(self.path)
+        except OSError:
+            pass  # a cache that cannot be written only costs a probe next time
+
+    def forget(self, key: str) -> None:
+        data = self._load()
+        if data.pop(key, None) is not None:
+            with contextlib.suppress(OSError):
+                self.path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+
+class AutoEra:
+    """Chooses legacy or modern on `open()`, then behaves as the chosen era."""
+
+    def __init__(
+        self,
+        *,
+        probe_timeout: float = DEFAULT_PROBE_TIMEOUT,
+        cache: EraCache | None = None,
+        key: str | None = None,
+    ) -> None:
+        self.probe_timeout = probe_timeout
+        self.cache = cache
+        self.key = key
+        self.chosen: Era | None = None
+
+    @property
+    def name(self) -> str:
+        return self.chosen.name if self.chosen is not None else "auto"
+
+    async def open(self, peer: Peer, client: ClientIdentity, timeout: float | None) -> Opened:
+        cached = self.cache.get(self.key) if self.cache is not None and self.key else None
+        if cached is not None:
+            peer.traffic.info(f"era: using the remembered verdict, {cached}", "protocol", era=cached)
+            era: Era = LegacyEra() if cached == "legacy" else ModernEra()
+            try:
+                return self._chose(await era.open(peer, client, timeout), era)
+            except (RpcError, RequestTimeoutError, ConnectError) as exc:
+                peer.traffic.info(
+                    f"era: the remembered {cached} verdict failed ({exc.message}); probing", "protocol"
+                )
+                if self.cache is not None and self.key:
+                    self.cache.forget(self.key)
+                if not await self._alive(peer):
+                    await peer.restart()
+        return await self._probe(peer, client, timeout)
+
+    async def _probe(self, peer: Peer, client: ClientIdentity, timeout: float | None) -> Opened:
+        modern = ModernEra()
+        log = peer.traffic
+        log.info(
+            f"era: probing with server/discover at {modern.version} ({self.probe_timeout:g} s)", "protocol"
+        )
+        reason: str
+        try:
+            event = await modern.discover(peer, client, self.probe_timeout)
+            opened = modern.opened_from(event, peer)
+            if opened is not None:
+                log.info("era: modern — the server answered server/discover", "protocol", era="modern")
+                return self._chose(opened, modern)
+            reason = "its server/discover result names no modern revision"
+        except RpcError as exc:
+            if is_modern_evidence(exc):
+                log.info(f"era: modern — the server answered -32022 ({exc.error_message})", "protocol")
+                return self._chose(await modern.open(peer, client, timeout), modern)
+            reason = f"server/discover answered error {exc.error_code} ({exc.error_message})"
+        except RequestTimeoutError:
+            reason = f"no answer to server/discover within {self.probe_timeout:g} s"
+        except ConnectError as exc:
+            reason = f"the server ended on the probe ({exc.message.splitlines()[0]}); started it again"
+            await peer.restart()
+        log.info(f"era: legacy — {reason}; using the initialize handshake", "protocol", era="legacy")
+        legacy = LegacyEra()
+        opened = await legacy.open(peer, client, timeout)
+        opened.notes.insert(0, f"legacy era: {reason}")
+        return self._chose(opened, legacy)
+
+    async def _alive(self, peer: Peer) -> bool:
+        return not peer.closed.is_set()
+
+    def _chose(self, opened: Opened, era: Era) -> Opened:
+        self.chosen = era
+        if self.cache is not None and self.key:
+            self.cache.put(self.key, opened.era)
+        return opened
+
+    def _era(self) -> Era:
+        if self.chosen is None:
+            raise McpxError("the era is not known before the connection is open")
+        return self.chosen
+
+    def wrap(self, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
+        return self._era().wrap(method, params)
+
+    async def settle(
+        self, method: str, params: dict[str, Any] | None, result: Any, resend: Resend, answer: Answer
+    ) -> Any:
+        return await self._era().settle(method, params, result, resend, answer)
+
+    async def set_log_level(self, level: str, send: Send) -> Any:
+        return await self._era().set_log_level(level, send)
+
+
+def make_era(
+    era: str,
+    version: str | None = None,
+    *,
+    probe_timeout: float = DEFAULT_PROBE_TIMEOUT,
+    key: str | None = None,
+    cache: EraCache | None = None,
+) -> Era:
+    """The strategy for `--protocol-era` and `--protocol-version` (a version pins its era)."""
+    from mcpx.errors import UsageError
+    from mcpx.protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS, era_of
+
+    if version is not None:
+        pinned = era_of(version)
+        if pinned is None:
+            known = ", ".join((*MODERN_VERSIONS, *LEGACY_VERSIONS))
+            raise UsageError(f"--protocol-version {version!r} is not a revision mcpx knows ({known})")
+        if era not in ("auto", pinned):
+            raise UsageError(f"--protocol-version {version} belongs to the {pinned} era, not {era}")
+        era = pinned
+    if era == "legacy":
+        return LegacyEra(version)
+    if era == "modern":
+        return ModernEra(version)
+    if era == "auto":
+        return AutoEra(probe_timeout=probe_timeout, key=key, cache=cache if cache is not None else EraCache())
+    raise UsageError(f"--protocol-era must be legacy, auto or modern, not {era!r}")

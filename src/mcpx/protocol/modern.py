@@ -1,0 +1,189 @@
+"""The modern era (2026-07-28): no handshake, no session.
+
+`server/discover` tells what the server is; every request carries a `_meta` envelope naming the
+protocol version, the client and its capabilities; a result may say `input_required` and list what the
+server needs (elicitation, sampling, roots), which the client answers by re-sending the original request
+with a new id, the answers in `inputResponses` and the server's `requestState` echoed byte for byte.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpx.errors import ProtocolError, RpcError, UnsupportedVersionError
+from mcpx.protocol.eras import Answer, ClientIdentity, Opened, Resend, Send
+from mcpx.protocol.peer import Peer
+from mcpx.protocol.types import Implementation, parse
+from mcpx.protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
+
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT = "io.modelcontextprotocol/clientInfo"
+META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+META_SERVER = "io.modelcontextprotocol/serverInfo"
+UNSUPPORTED_VERSION = -32022
+MISSING_CAPABILITY = -32021
+HEADER_MISMATCH = -32020
+MAX_ROUNDS = 10
+#: methods whose results may ask for input (the spec allows MRTR on these only)
+MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
+
+
+class InputRoundsExceededError(ProtocolError):
+    code = "input_rounds_exceeded"
+
+
+class ModernEra:
+    name = "modern"
+
+    def __init__(self, version: str | None = None) -> None:
+        if version is not None and version not in MODERN_VERSIONS:
+            raise UnsupportedVersionError(
+                f"{version} is not a modern revision (mcpx knows {', '.join(MODERN_VERSIONS)})"
+            )
+        self.version = version or MODERN_VERSIONS[0]
+        self.pinned = version is not None
+        self.log_level: str | None = None
+        self._client: ClientIdentity | None = None
+
+    def envelope(self, client: ClientIdentity) -> dict[str, Any]:
+        meta: dict[str, Any] = {
+            META_VERSION: self.version,
+            META_CLIENT: client.info,
+            META_CAPABILITIES: modern_capabilities(client.capabilities),
+        }
+        if self.log_level is not None:
+            meta[META_LOG_LEVEL] = self.log_level
+        return meta
+
+    def wrap(self, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
+        if self._client is None:
+            return params
+        wrapped = dict(params or {})
+        wrapped["_meta"] = {**self.envelope(self._client), **(wrapped.get("_meta") or {})}
+        return wrapped
+
+    async def discover(self, peer: Peer, client: ClientIdentity, timeout: float | None) -> Any:
+        """Send `server/discover` at our version; returns the response event (raises RpcError)."""
+        self._client = client
+        return await peer.request_event(
+            "server/discover", {"_meta": self.envelope(client)}, timeout=timeout, cancel_on_timeout=False
+        )
+
+    async def open(self, peer: Peer, client: ClientIdentity, timeout: float | None) -> Opened:
+        notes: list[str] = []
+        try:
+            event = await self.discover(peer, client, timeout)
+        except RpcError as exc:
+            retry = self.retry_version(exc)
+            if retry is None:
+                raise
+            notes.append(f"the server does not support {self.version}; retrying with {retry}")
+            self.version = retry
+            event = await self.discover(peer, client, timeout)
+        opened = self.opened_from(event, peer)
+        if opened is None:
+            result = event.message.result
+            supported = result.get("supportedVersions") if isinstance(result, dict) else None
+            raise UnsupportedVersionError(
+                f"server/discover lists no revision mcpx speaks in this era (it lists {supported!r}; mcpx "
+                f"speaks {', '.join(MODERN_VERSIONS)})"
+            )
+        opened.notes[:0] = notes
+        return opened
+
+    def retry_version(self, exc: RpcError) -> str | None:
+        """For -32022, the newest modern version we share with the server's `supported` list."""
+        if exc.error_code != UNSUPPORTED_VERSION or self.pinned or not isinstance(exc.data, dict):
+            return None
+        supported = exc.data.get("supported")
+        if not isinstance(supported, list):
+            return None
+        shared = [v for v in MODERN_VERSIONS if v in supported and v != self.version]
+        return shared[0] if shared else None
+
+    def opened_from(self, event: Any, peer: Peer) -> Opened | None:
+        """The connection a DiscoverResult describes, or None when it names no modern version we speak."""
+        result = event.message.result
+        if not isinstance(result, dict):
+            peer.traffic.flag(event, "server/discover answered with something that is not an object")
+            return None
+        supported = result.get("supportedVersions")
+        versions = [v for v in MODERN_VERSIONS if isinstance(supported, list) and v in supported]
+        if not versions:
+            return None
+        if self.version not in versions:
+            self.version = versions[0]
+        meta_raw = result.get("_meta")
+        meta: dict[str, Any] = meta_raw if isinstance(meta_raw, dict) else {}
+        info_raw = meta.get(META_SERVER, result.get("serverInfo"))  # conformance mocks put it at the top
+        info = parse(Implementation, info_raw if isinstance(info_raw, dict) else {}, "serverInfo")
+        if info_raw is None:
+            peer.traffic.flag(event, f'server/discover result has no _meta["{META_SERVER}"]')
+        capabilities = result.get("capabilities")
+        instructions = result.get("instructions")
+        request_seq = event.request_seq if event.request_seq is not None else event.seq
+        return Opened(
+            era="modern",
+            protocol_version=self.version,
+            server_info=info,
+            capabilities=capabilities if isinstance(capabilities, dict) else {},
+            instructions=instructions if isinstance(instructions, str) else None,
+            raw=result,
+            exchange=[request_seq, event.seq],
+        )
+
+    async def settle(
+        self, method: str, params: dict[str, Any] | None, result: Any, resend: Resend, answer: Answer
+    ) -> Any:
+        rounds = 0
+        while isinstance(result, dict) and result.get("resultType") == "input_required":
+            rounds += 1
+            if rounds > MAX_ROUNDS:
+                raise InputRoundsExceededError(
+                    f"{method} still asked for input after {MAX_ROUNDS} rounds; mcpx stopped retrying"
+                )
+            requests = result.get("inputRequests")
+            responses: dict[str, Any] = {}
+            if isinstance(requests, dict):
+                for key, asked in requests.items():
+                    if not isinstance(asked, dict) or not isinstance(asked.get("method"), str):
+                        raise ProtocolError(f"{method}: inputRequests[{key!r}] has no method")
+                    responses[key] = await answer(asked["method"], asked.get("params"))
+            extra: dict[str, Any] = {}
+            if responses:
+                extra["inputResponses"] = responses
+            if "requestState" in result:
+                extra["requestState"] = result["requestState"]
+            result = await resend(extra)
+        if isinstance(result, dict):
+            kind = result.get("resultType", "complete")
+            if kind != "complete":
+                raise ProtocolError(f"{method} answered with an unknown resultType {kind!r}")
+        return result
+
+    async def set_log_level(self, level: str, send: Send) -> Any:
+        # logging/setLevel is gone in this era: the level rides on every request's _meta
+        self.log_level = level
+        return {}
+
+
+def modern_capabilities(capabilities: dict[str, Any]) -> dict[str, Any]:
+    """Client capabilities as this era spells them (roots lost `listChanged`)."""
+    out = dict(capabilities)
+    if "roots" in out:
+        out["roots"] = {}
+    return out
+
+
+def is_modern_evidence(exc: RpcError) -> bool:
+    """A recognised modern error that proves the server speaks this era (never -32601/-32602)."""
+    if exc.error_code != UNSUPPORTED_VERSION or not isinstance(exc.data, dict):
+        return False
+    supported = exc.data.get("supported")
+    return isinstance(supported, list) and any(v in MODERN_VERSIONS for v in supported)
+
+
+def only_legacy(exc: RpcError) -> bool:
+    supported = exc.data.get("supported") if isinstance(exc.data, dict) else None
+    return isinstance(supported, list) and all(v in LEGACY_VERSIONS for v in supported)
