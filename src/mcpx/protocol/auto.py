@@ -127,13 +127,11 @@ class AutoEra:
         except RequestTimeoutError:
             reason = f"no answer to server/discover within {self.probe_timeout:g} s"
         except ConnectError as exc:
-            reason = f"the server ended on the probe ({exc.message.splitlines()[0]}); started it again"
+            reason = f"the server ended when probed ({exc.message.split(';')[0]}); mcpx started it again"
             await peer.restart()
         log.info(f"era: legacy — {reason}; using the initialize handshake", "protocol", era="legacy")
         legacy = LegacyEra()
-        opened = await legacy.open(peer, client, timeout)
-        opened.notes.insert(0, f"legacy era: {reason}")
-        return self._chose(opened, legacy)
+        return self._chose(await legacy.open(peer, client, timeout), legacy)
 
     async def _alive(self, peer: Peer) -> bool:
         return not peer.closed.is_set()
