@@ -3,10 +3,12 @@ hand-written servers that bend the era-detection rules on purpose (tests/servers
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -42,7 +44,17 @@ def tool_text(result: dict) -> str:
 def test_elicitation_answers_from_flags_in_both_eras(era: str, tmp_path: Path) -> None:
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps({"name": "Ann", "seats": 4}))
-    base = [ASKING, "--protocol-era", era, "--method", "tools/call", "--tool-name", "book", "--format", "json"]
+    base = [
+        ASKING,
+        "--protocol-era",
+        era,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "book",
+        "--format",
+        "json",
+    ]
     assert tool_text(ok_json(mcpx_call(*base, "--elicit", f"@{answers}"))) == (
         "booked 4 seats for Ann (window=True, meal=veg)"
     )
@@ -59,7 +71,9 @@ def test_elicitation_answers_from_flags_in_both_eras(era: str, tmp_path: Path) -
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_sampling_and_roots_in_both_eras(era: str, tmp_path: Path) -> None:
     reply = tmp_path / "reply.json"
-    reply.write_text(json.dumps({"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "stub"}))
+    reply.write_text(
+        json.dumps({"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "stub"})
+    )
     base = [ASKING, "--protocol-era", era, "--method", "tools/call", "--format", "json"]
     assert tool_text(ok_json(mcpx_call(*base, "--tool-name", "capital", "--sample", f"@{reply}"))) == (
         "model stub said: Paris"
@@ -67,7 +81,9 @@ def test_sampling_and_roots_in_both_eras(era: str, tmp_path: Path) -> None:
     refused = mcpx_call(*base, "--tool-name", "capital")
     assert refused.returncode == 5
     assert "--sample" in error_line(refused)["message"]
-    listed = ok_json(mcpx_call(*base, "--tool-name", "roots", "--root", str(tmp_path), "--root", "file:///srv/data"))
+    listed = ok_json(
+        mcpx_call(*base, "--tool-name", "roots", "--root", str(tmp_path), "--root", "file:///srv/data")
+    )
     assert tool_text(listed) == f"{tmp_path.as_uri()}, file:///srv/data"
 
 
@@ -136,14 +152,20 @@ def test_a_wrong_remembered_verdict_is_probed_again(tmp_path: Path) -> None:
 
 
 def test_version_pinning_flags() -> None:
-    legacy = ok_json(mcpx_call(ASKING, "--protocol-version", "2025-06-18", "--method", "initialize", "--format", "json"))
+    legacy = ok_json(
+        mcpx_call(ASKING, "--protocol-version", "2025-06-18", "--method", "initialize", "--format", "json")
+    )
     assert legacy["protocolVersion"] == "2025-06-18"
-    modern = ok_json(mcpx_call(ASKING, "--protocol-version", "2026-07-28", "--method", "initialize", "--format", "json"))
+    modern = ok_json(
+        mcpx_call(ASKING, "--protocol-version", "2026-07-28", "--method", "initialize", "--format", "json")
+    )
     assert modern["supportedVersions"] == ["2026-07-28"]
     wrong = mcpx_call(ASKING, "--protocol-version", "2019-01-01", "--method", "initialize")
     assert wrong.returncode == 1
     assert "2019-01-01" in error_line(wrong)["message"]
-    clash = mcpx_call(ASKING, "--protocol-era", "legacy", "--protocol-version", "2026-07-28", "--method", "ping")
+    clash = mcpx_call(
+        ASKING, "--protocol-era", "legacy", "--protocol-version", "2026-07-28", "--method", "ping"
+    )
     assert clash.returncode == 1
     assert "modern era" in error_line(clash)["message"]
 
@@ -168,3 +190,47 @@ async def test_library_reports_the_chosen_era() -> None:
     async with mcpx.connect(ASKING, protocol_era="legacy") as client:
         assert client.opened is not None and client.opened.era == "legacy"
         assert client.protocol_version == "2025-11-25"
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_list_changes_refresh_the_cached_tools_in_both_eras(era: str) -> None:
+    async with mcpx.connect(ASKING, protocol_era=era) as client:
+        await client.watch()
+        before = {tool.name for tool in await client.list_tools()}
+        refreshed = asyncio.Event()
+        client.on_list_changed(lambda name: refreshed.set() if name == "tools" else None)
+        if era == "modern":  # the listen request must be acknowledged before changes can reach us
+            await wait_for(lambda: client.watching.acknowledged is not None)
+            assert client.watching.acknowledged == {
+                "toolsListChanged": True,
+                "promptsListChanged": True,
+                "resourcesListChanged": True,
+            }
+        await client.call_tool("grow", {"name": f"grown_{era}"})
+        await asyncio.wait_for(refreshed.wait(), timeout=10)
+        after = {tool.name for tool in client.cached("tools") or []}
+        assert after - before == {f"grown_{era}"}
+        methods = [
+            event.method
+            for event in client.traffic
+            if event.direction == "in" and event.kind == "notification"
+        ]
+        assert "notifications/tools/list_changed" in methods
+
+
+async def wait_for(condition: Callable[[], bool], timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)
+
+
+def test_modern_errors_are_explained() -> None:
+    # protocol problems, not tool errors: exit 1 with the explanation
+    missing = mcpx_call(PROBE, "needs-capability", "--method", "tools/call", "--tool-name", "t")
+    assert missing.returncode == 1
+    message = error_line(missing)["message"]
+    assert "elicitation" in message and "--elicit" in message
+    gone = mcpx_call(PROBE, "version-gone", "--method", "tools/call", "--tool-name", "t")
+    assert gone.returncode == 1
+    assert "shares no other revision" in error_line(gone)["message"]

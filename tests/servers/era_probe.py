@@ -8,6 +8,8 @@ Modes (each breaks or bends one rule on purpose):
   modern-top        modern; DiscoverResult with serverInfo at the top level (as the conformance mocks do)
   mrtr-forever      modern; tools/call always answers input_required without inputRequests
   weird-result      modern; tools/call answers resultType "mystery"
+  needs-capability  modern; tools/call answers -32021 naming the elicitation capability
+  version-gone      modern; tools/call answers -32022 listing only a handshake-era revision
 
 Every line it receives is appended to the file named by $ERA_PROBE_LOG, when set.
 """
@@ -20,7 +22,9 @@ import sys
 
 MODE = sys.argv[1]
 LOG = os.environ.get("ERA_PROBE_LOG")
-MODERN = {"exit-on-unknown": False, "silent": False, "legacy-32602": False, "legacy-versions": False}.get(MODE, True)
+MODERN = {"exit-on-unknown": False, "silent": False, "legacy-32602": False, "legacy-versions": False}.get(
+    MODE, True
+)
 
 
 def send(obj: dict) -> None:
@@ -54,20 +58,42 @@ for line in sys.stdin:
     first = False
     if method == "initialize":
         if MODERN:
-            error(rid, -32022, "Unsupported protocol version", {"supported": ["2026-07-28"], "requested": "x"})
+            error(
+                rid, -32022, "Unsupported protocol version", {"supported": ["2026-07-28"], "requested": "x"}
+            )
         else:
-            result(rid, {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
-                         "serverInfo": {"name": f"legacy-{MODE}", "version": "1"}})
+            result(
+                rid,
+                {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": f"legacy-{MODE}", "version": "1"},
+                },
+            )
     elif method == "server/discover":
         if MODE == "silent":
             continue
         if MODE in ("legacy-32602", "exit-on-unknown"):
             error(rid, -32602, "Invalid params")
         elif MODE == "legacy-versions":
-            error(rid, -32022, "Unsupported protocol version", {"supported": ["2025-11-25"], "requested": "2026-07-28"})
+            error(
+                rid,
+                -32022,
+                "Unsupported protocol version",
+                {"supported": ["2025-11-25"], "requested": "2026-07-28"},
+            )
         else:
-            result(rid, {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
-                         "serverInfo": {"name": f"modern-{MODE}", "version": "2"}, "ttlMs": 0, "cacheScope": "public"})
+            result(
+                rid,
+                {
+                    "resultType": "complete",
+                    "supportedVersions": ["2026-07-28"],
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": f"modern-{MODE}", "version": "2"},
+                    "ttlMs": 0,
+                    "cacheScope": "public",
+                },
+            )
     elif method == "tools/list":
         result(rid, {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]})
     elif method == "tools/call":
@@ -75,6 +101,20 @@ for line in sys.stdin:
             result(rid, {"resultType": "input_required", "requestState": "again"})
         elif MODE == "weird-result":
             result(rid, {"resultType": "mystery", "content": []})
+        elif MODE == "needs-capability":
+            error(
+                rid,
+                -32021,
+                "Missing required client capability",
+                {"requiredCapabilities": {"elicitation": {}}},
+            )
+        elif MODE == "version-gone":
+            error(
+                rid,
+                -32022,
+                "Unsupported protocol version",
+                {"supported": ["2025-11-25"], "requested": "2026-07-28"},
+            )
         else:
             result(rid, {"content": [{"type": "text", "text": "ok"}]})
     elif MODE == "silent":

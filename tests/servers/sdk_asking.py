@@ -11,6 +11,7 @@ import sys
 from typing import Annotated
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver import (
     AcceptedElicitation,
     Elicit,
@@ -46,7 +47,10 @@ def book(booking: Annotated[ElicitationResult[Booking], Resolve(ask_booking)]) -
 
 
 def ask_model() -> Sample:
-    return Sample([SamplingMessage(role="user", content=TextContent(type="text", text="Capital of France?"))], max_tokens=20)
+    return Sample(
+        [SamplingMessage(role="user", content=TextContent(type="text", text="Capital of France?"))],
+        max_tokens=20,
+    )
 
 
 @mcp.tool()
@@ -71,6 +75,20 @@ def roots(listed: Annotated[ListRootsResult, Resolve(ask_roots)]) -> str:
 def add(a: int, b: int) -> int:
     """Adds two numbers."""
     return a + b
+
+
+@mcp.tool()
+async def grow(name: str, ctx: Context) -> str:
+    """Adds a tool called `name` and tells the client the tool list changed (in either era)."""
+
+    def added() -> str:
+        return f"I am {name}"
+
+    mcp.add_tool(added, name=name, description="added at run time")
+    await ctx.notify_tools_changed()  # modern: subscriptions/listen streams
+    if ctx.protocol_version != "2026-07-28":
+        await ctx.session.send_tool_list_changed()  # legacy: unasked notification
+    return f"added {name}"
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +158,11 @@ class AutoEra:
 
     async def set_log_level(self, level: str, send: Send) -> Any:
         return await self._era().set_log_level(level, send)
+
+    async def recover(
+        self, method: str, error: RpcError, resend: Resend, refresh_tools: Callable[[], Awaitable[None]]
+    ) -> Any:
+        return await self._era().recover(method, error, resend, refresh_tools)
 
 
 def make_era(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
@@ -16,6 +17,7 @@ from mcpx.errors import McpxError, ProtocolError, RpcError
 from mcpx.protocol.auto import AutoEra
 from mcpx.protocol.eras import ClientIdentity, Era, Opened
 from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
+from mcpx.protocol.subscriptions import Watch
 from mcpx.protocol.types import (
     CallToolResult,
     CompleteResult,
@@ -100,8 +102,10 @@ class Client:
         self.opened: Opened | None = None
         self._cache: dict[str, list[Any]] = {}
         self._dirty: set[str] = set()
+        self._expires: dict[str, float] = {}
         self._refreshing: dict[str, asyncio.Task[Any]] = {}
         self._list_listeners: list[Callable[[str], Any]] = []
+        self.watching = Watch(self)
         for name, (_, _, notification) in LISTS.items():
             self.peer.on_notification(notification, self._make_dirtier(name))
 
@@ -116,6 +120,7 @@ class Client:
         return self.opened
 
     async def close(self) -> None:
+        await self.watching.stop()
         for task in self._refreshing.values():
             task.cancel()
         await self.peer.close()
@@ -167,14 +172,20 @@ class Client:
         on_progress: ProgressCallback | None = None,
     ) -> Any:
         """Send any method with any params (dressed by the era) and return the raw result."""
-        wrapped = self.era.wrap(method, params)
-        result = await self.peer.request(method, wrapped, timeout=timeout, on_progress=on_progress)
 
         async def resend(extra: dict[str, Any]) -> Any:
-            again = {**(wrapped or {}), **extra}
+            # dressed again each time: a corrective retry may have changed the era's version
+            again = self.era.wrap(method, {**(params or {}), **extra} if extra else params)
             return await self.peer.request(method, again, timeout=timeout, on_progress=on_progress)
 
+        try:
+            result = await resend({})
+        except RpcError as exc:
+            result = await self.era.recover(method, exc, resend, self._refresh_tools)
         return await self.era.settle(method, params, result, resend, self.answer)
+
+    async def _refresh_tools(self) -> None:
+        await self.list_tools(refresh=True)
 
     async def answer(self, method: str, params: Any) -> Any:
         """Answer one thing the server asks with the handlers this client was given."""
@@ -225,10 +236,16 @@ class Client:
         return merged
 
     async def _list(self, name: str, refresh: bool) -> list[Any]:
-        if not refresh and name in self._cache and name not in self._dirty:
+        if not refresh and name in self._cache and name not in self._dirty and self._fresh(name):
             return self._cache[name]
         method, key, _ = LISTS[name]
         raw = await self.list_all(method, key)
+        ttl = raw.get("ttlMs")
+        if isinstance(ttl, int) and not isinstance(ttl, bool):
+            # the server's cache hint: fresh until then (negative means 0); without one, until list_changed
+            self._expires[name] = time.monotonic() + max(ttl, 0) / 1000
+        else:
+            self._expires.pop(name, None)
         views, problems = parse_list(_MODELS[name], raw.get(key), f"{method} result.{key}")
         if problems and len(self.traffic):
             event = self.traffic[len(self.traffic) - 1]
@@ -250,6 +267,10 @@ class Client:
 
     async def list_prompts(self, *, refresh: bool = False) -> list[Prompt]:
         return await self._list("prompts", refresh)
+
+    def _fresh(self, name: str) -> bool:
+        expires = self._expires.get(name)
+        return expires is None or time.monotonic() < expires
 
     def cached(self, name: str) -> list[Any] | None:
         return self._cache.get(name)
@@ -325,11 +346,15 @@ class Client:
     async def ping(self) -> Any:
         return await self.request("ping")
 
-    async def subscribe_resource(self, uri: str) -> Any:
-        return await self.request("resources/subscribe", {"uri": uri})
+    async def watch(self) -> None:
+        """Receive list changes as they happen (modern: opens a `subscriptions/listen` request)."""
+        await self.watching.start()
 
-    async def unsubscribe_resource(self, uri: str) -> Any:
-        return await self.request("resources/unsubscribe", {"uri": uri})
+    async def subscribe_resource(self, uri: str) -> None:
+        await self.watching.subscribe(uri)
+
+    async def unsubscribe_resource(self, uri: str) -> None:
+        await self.watching.unsubscribe(uri)
 
     def on_notification(self, method: str | None, handler: NotificationHandler) -> Callable[[], None]:
         return self.peer.on_notification(method, handler)

@@ -69,6 +69,12 @@ class Era(Protocol):
 
     async def set_log_level(self, level: str, send: Send) -> Any: ...
 
+    async def recover(
+        self, method: str, error: RpcError, resend: Resend, refresh_tools: Callable[[], Awaitable[None]]
+    ) -> Any:
+        """Answer an error the era knows how to correct (retrying), or raise it."""
+        ...
+
 
 class LegacyEra:
     """The handshake era: `initialize` → result → `notifications/initialized`."""
@@ -147,3 +153,8 @@ class LegacyEra:
 
     async def set_log_level(self, level: str, send: Send) -> Any:
         return await send("logging/setLevel", {"level": level})
+
+    async def recover(
+        self, method: str, error: RpcError, resend: Resend, refresh_tools: Callable[[], Awaitable[None]]
+    ) -> Any:
+        raise error

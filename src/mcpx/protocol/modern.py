@@ -8,6 +8,7 @@ with a new id, the answers in `inputResponses` and the server's `requestState` e
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcpx.errors import ProtocolError, RpcError, UnsupportedVersionError
@@ -31,6 +32,10 @@ MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
 
 class InputRoundsExceededError(ProtocolError):
     code = "input_rounds_exceeded"
+
+
+class MissingCapabilityError(ProtocolError):
+    code = "missing_client_capability"
 
 
 class ModernEra:
@@ -161,6 +166,36 @@ class ModernEra:
             if kind != "complete":
                 raise ProtocolError(f"{method} answered with an unknown resultType {kind!r}")
         return result
+
+    async def recover(
+        self, method: str, error: RpcError, resend: Resend, refresh_tools: Callable[[], Awaitable[None]]
+    ) -> Any:
+        code = error.error_code
+        if code == UNSUPPORTED_VERSION:
+            retry = self.retry_version(error)
+            if retry is None:
+                supported = error.data.get("supported") if isinstance(error.data, dict) else None
+                raise UnsupportedVersionError(
+                    f"{method}: the server does not support {self.version} and shares no other revision with "
+                    f"mcpx (it supports {supported!r})"
+                ) from None
+            self.version = retry
+            return await resend({})
+        if code == MISSING_CAPABILITY:
+            data = error.data if isinstance(error.data, dict) else {}
+            wanted = data.get("requiredCapabilities")
+            names = ", ".join(wanted) if isinstance(wanted, dict) else repr(wanted)
+            raise MissingCapabilityError(
+                f"{method} needs client capabilities mcpx did not declare: {names} (answer elicitation with "
+                "--elicit, sampling with --sample, roots with --root)",
+                method=method,
+                required=wanted,
+            ) from None
+        if code == HEADER_MISMATCH and method == "tools/call":
+            # our Mcp-Param headers came from a stale tools/list: fetch it again and retry once
+            await refresh_tools()
+            return await resend({})
+        raise error
 
     async def set_log_level(self, level: str, send: Send) -> Any:
         # logging/setLevel is gone in this era: the level rides on every request's _meta

@@ -1,0 +1,98 @@
+"""Push notifications in both eras.
+
+Legacy: list changes arrive unasked, resource updates after `resources/subscribe`. Modern: one long-lived
+`subscriptions/listen` request names what the client wants; the server acknowledges it
+(`notifications/subscriptions/acknowledged`) and tags each notification with the listen request's id.
+Changing what is watched means ending that request (`notifications/cancelled`) and sending a new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+from mcpx.errors import McpxError
+from mcpx.wire import Notification, TrafficEvent
+
+if TYPE_CHECKING:
+    from mcpx.protocol.client import Client
+
+META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
+
+
+class Watch:
+    """What a client watches: list changes always, and a set of resource URIs."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.uris: set[str] = set()
+        self.acknowledged: dict[str, Any] | None = None
+        self._listen: asyncio.Task[Any] | None = None
+        client.on_notification("notifications/subscriptions/acknowledged", self._acknowledged)
+
+    @property
+    def modern(self) -> bool:
+        opened = self.client.opened
+        return opened is not None and opened.era == "modern"
+
+    async def start(self) -> None:
+        """Begin receiving list changes (a no-op in the legacy era, where they come unasked)."""
+        if self.modern:
+            await self._restart()
+
+    async def subscribe(self, uri: str) -> None:
+        self.uris.add(uri)
+        if self.modern:
+            await self._restart()
+        else:
+            await self.client.request("resources/subscribe", {"uri": uri})
+
+    async def unsubscribe(self, uri: str) -> None:
+        self.uris.discard(uri)
+        if self.modern:
+            await self._restart()
+        else:
+            await self.client.request("resources/unsubscribe", {"uri": uri})
+
+    async def stop(self) -> None:
+        task, self._listen = self._listen, None
+        if task is not None and not task.done():
+            task.cancel()  # the peer sends notifications/cancelled for the listen request
+            with contextlib.suppress(asyncio.CancelledError, McpxError):
+                await task
+
+    async def _restart(self) -> None:
+        await self.stop()
+        capabilities = self.client.server_capabilities
+        wanted: dict[str, Any] = {}
+        for kind, flag in (
+            ("tools", "toolsListChanged"),
+            ("prompts", "promptsListChanged"),
+            ("resources", "resourcesListChanged"),
+        ):
+            section = capabilities.get(kind)
+            if isinstance(section, dict) and section.get("listChanged"):
+                wanted[flag] = True
+        resources = capabilities.get("resources")
+        if self.uris and isinstance(resources, dict) and resources.get("subscribe"):
+            wanted["resourceSubscriptions"] = sorted(self.uris)
+        if not wanted:
+            return
+        self.acknowledged = None
+        self._listen = asyncio.ensure_future(
+            self.client.request("subscriptions/listen", {"notifications": wanted}, timeout=None)
+        )
+        self._listen.add_done_callback(_swallow)
+
+    def _acknowledged(self, message: Notification, event: TrafficEvent) -> None:
+        params = message.params if isinstance(message.params, dict) else {}
+        self.acknowledged = (
+            params.get("notifications") if isinstance(params.get("notifications"), dict) else {}
+        )
+
+
+def _swallow(task: asyncio.Task[Any]) -> None:
+    # a listen request ends when the connection does; its outcome is in the traffic log already
+    if not task.cancelled():
+        task.exception()
