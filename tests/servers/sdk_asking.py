@@ -11,9 +11,9 @@ import sys
 from typing import Annotated
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver import Context
 from mcp.server.mcpserver import (
     AcceptedElicitation,
+    Context,
     Elicit,
     ElicitationResult,
     ListRoots,
