@@ -11,7 +11,7 @@ import typer
 from mcpx.cli import options as o
 from mcpx.cli.answers import elicitation_handler, roots_from_flags, sampling_handler
 from mcpx.cli.output import TrafficPrinter, print_result
-from mcpx.errors import RpcError, ToolError, UsageError
+from mcpx.errors import ConnectError, RequestTimeoutError, RpcError, ToolError, UsageError
 from mcpx.protocol.client import Client
 from mcpx.protocol.eras import Era
 from mcpx.transports.spec import ServerSpec
@@ -155,6 +155,15 @@ async def _run(
     if traffic:
         log.subscribe(TrafficPrinter(log))
     client = Client(spec.open(log), era=era, timeout=timeout, **handlers)
+    try:
+        await client.connect()
+    except (ConnectError, RequestTimeoutError) as exc:
+        await client.close()
+        exc.message += f"\n(run `mcpx doctor {spec.label}` to walk the connection step by step)"
+        raise
+    except BaseException:
+        await client.close()
+        raise
     async with client:
         result, is_error = await _send(client, request)
         print_result(result, fmt)

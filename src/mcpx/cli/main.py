@@ -18,7 +18,7 @@ from typing import Any
 import typer
 
 from mcpx.__about__ import __version__
-from mcpx.cli import call
+from mcpx.cli import call, doctor
 from mcpx.cli.output import print_error
 from mcpx.errors import McpxError, UsageError
 
@@ -32,6 +32,7 @@ app = typer.Typer(
 )
 _SERVER_CONTEXT = {"allow_interspersed_args": True}
 app.command("call", context_settings=_SERVER_CONTEXT)(call.command)
+app.command("doctor", context_settings=_SERVER_CONTEXT)(doctor.command)
 
 
 class InterruptedError_(McpxError):

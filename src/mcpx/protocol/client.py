@@ -10,10 +10,10 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from mcpx.__about__ import __version__
-from mcpx.errors import McpxError, ProtocolError, RpcError
+from mcpx.errors import McpxError, ProtocolError, RpcError, SessionExpiredError
 from mcpx.protocol.auto import AutoEra
 from mcpx.protocol.eras import ClientIdentity, Era, Opened
 from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
@@ -56,6 +56,7 @@ _MODELS: dict[str, type[McpModel]] = {
     "prompts": Prompt,
 }
 MAX_PAGES = 10_000
+_T = TypeVar("_T")
 Timeout = float | None | Literal["default"]
 
 
@@ -100,6 +101,9 @@ class Client:
             capabilities=capabilities,
         )
         self.opened: Opened | None = None
+        #: bumped each time a new session replaces one the server forgot
+        self._session_epoch = 0
+        self._reopening = asyncio.Lock()
         self._cache: dict[str, list[Any]] = {}
         self._dirty: set[str] = set()
         self._expires: dict[str, float] = {}
@@ -112,12 +116,32 @@ class Client:
     # -- lifecycle -----------------------------------------------------------------------------------
     async def connect(self) -> Opened:
         await self.peer.start()
+        return await self._open()
+
+    async def _open(self) -> Opened:
         self.opened = await self.era.open(self.peer, self.identity, self.connect_timeout)
         for note in self.opened.notes:
             self.traffic.info(note, "protocol")
         if isinstance(self.transport, ProtocolVersionAware):
             self.transport.set_protocol_version(self.opened.protocol_version)
         return self.opened
+
+    async def _in_session(self, call: Callable[[], Awaitable[_T]]) -> _T:
+        """Run `call`; if the server forgot the session (HTTP 404), open a new one and run it once more."""
+        epoch = self._session_epoch
+        try:
+            return await call()
+        except SessionExpiredError as expired:
+            async with self._reopening:
+                # requests that met the same expiry together open one new session between them
+                if epoch == self._session_epoch:
+                    self.traffic.info(
+                        f"{expired.message}; opening a new session and retrying once", "protocol", event="reopen"
+                    )
+                    await self._open()
+                    self._session_epoch += 1
+                    self._dirty.update(self._cache)  # a new session may list other things
+            return await call()
 
     async def close(self) -> None:
         await self.watching.stop()
@@ -126,6 +150,8 @@ class Client:
         await self.peer.close()
 
     async def __aenter__(self) -> Client:
+        if self.opened is not None:
+            return self  # already connected by the caller
         try:
             await self.connect()
         except BaseException:
@@ -179,7 +205,7 @@ class Client:
             return await self.peer.request(method, again, timeout=timeout, on_progress=on_progress)
 
         try:
-            result = await resend({})
+            result = await self._in_session(lambda: resend({}))
         except RpcError as exc:
             result = await self.era.recover(method, exc, resend, self._refresh_tools)
         return await self.era.settle(method, params, result, resend, self.answer)
@@ -195,7 +221,7 @@ class Client:
         return await handler(params)
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        await self.peer.notify(method, params)
+        await self._in_session(lambda: self.peer.notify(method, params))
 
     async def send_raw(self, text: str) -> TrafficEvent:
         return await self.peer.send_raw(text)

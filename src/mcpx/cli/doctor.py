@@ -1,0 +1,72 @@
+"""`mcpx doctor`: why won't it connect? One step at a time, each with its timing and a hint."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Coroutine
+from typing import Annotated, Any
+
+import typer
+
+from mcpx.cli import options as o
+from mcpx.errors import UsageError
+
+_MARKS = {"ok": "✓", "fail": "✗", "warn": "!", "skip": "-"}
+
+
+def command(
+    target: o.Target = None,
+    server_args: o.ServerArgs = None,
+    env: o.Env = None,
+    cwd: o.Cwd = None,
+    header: o.Header = None,
+    transport: o.TransportOpt = "auto",
+    config: o.Config = None,
+    server: o.Server = None,
+    timeout: o.Timeout = 10.0,
+    protocol_era: o.EraOpt = "auto",
+    protocol_version: o.Version = None,
+    probe_timeout: o.ProbeTimeout = 2.0,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+) -> None:
+    """Walk the connection step by step and stop at the first step that fails."""
+    from mcpx.cli.main import execute
+
+    connection = o.ConnectionOptions(
+        target, server_args or [], env or [], cwd, header or [], transport, config, server,
+        timeout, protocol_era, protocol_version, probe_timeout,
+    )  # fmt: skip
+
+    def prepare() -> Coroutine[Any, Any, int]:
+        if fmt not in ("text", "json"):
+            raise UsageError(f"--format must be text or json, not {fmt!r}")
+        spec = connection.spec()
+        return _run(spec, connection.era(spec), connection.request_timeout or 10.0, fmt)
+
+    execute(fmt, prepare)
+
+
+async def _run(spec: Any, era: Any, timeout: float, fmt: str) -> int:
+    from mcpx.check.doctor import doctor
+
+    report = await doctor(spec, era, timeout=timeout)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+    else:
+        out = [f"mcpx doctor {report.target}"]
+        for step in report.steps:
+            line = (
+                f"  {_MARKS[step.status]} {step.name:<30} {step.took * 1000:7.0f} ms  {step.detail}".rstrip()
+            )
+            out.append(line)
+            if step.status in ("fail", "warn"):
+                if step.expected:
+                    out.append(f"      expected: {step.expected}")
+                if step.got:
+                    out.append("      got:      " + step.got.replace("\n", "\n                "))
+                if step.hint:
+                    out.append(f"      fix:      {step.hint}")
+        out.append(f"verdict: {report.verdict}")
+        sys.stdout.write("\n".join(out) + "\n")
+    return report.exit_code
