@@ -88,6 +88,10 @@ class CommandDoctor:
         self.report = Report(spec.label)
         self.traffic = TrafficLog()
 
+    def _fail(self, step: Step) -> _Stop:
+        self.report.steps.append(step)
+        return _Stop()
+
     def _add(self, step: Step) -> Step:
         self.report.steps.append(step)
         if step.status == "fail":
@@ -126,9 +130,9 @@ class CommandDoctor:
     def _found(self) -> None:
         program = self.spec.command[0]  # type: ignore[index]
         where = shutil.which(program, path=os.environ.get("PATH")) if os.sep not in program else program
-        if where is None or not os.path.exists(where):
+        if where is None or not os.path.exists(where):  # noqa: ASYNC240 - sync step, runs once
             self.report.exit_code = 4
-            self._add(
+            raise self._fail(
                 Step(
                     "command found",
                     "fail",
@@ -161,8 +165,8 @@ class CommandDoctor:
                 "fail",
                 expected="the server keeps running and waits for requests on stdin",
                 got=error.message,
-                hint="run the command by hand to see why it exits; a missing argument or environment variable "
-                "is the usual cause",
+                hint="run the command by hand to see why it exits; a missing argument or environment "
+                "variable is the usual cause",
             )
         pid = client.transport.describe().get("pid")
         return Step("spawned", "ok", detail=f"pid {pid}, alive after {self.settle:g} s")
@@ -178,8 +182,8 @@ class CommandDoctor:
                 "fail",
                 expected=f"an answer to initialize or server/discover within {self.timeout:g} s",
                 got="no answer" + (f"; stdout carried non-JSON-RPC: {junk[0]}" if junk else ""),
-                hint="the server must read newline-delimited JSON-RPC on stdin and answer on stdout; check that it "
-                "is not waiting for something else (a port, a prompt) and that it flushes stdout",
+                hint="the server must read newline-delimited JSON-RPC on stdin and answer on stdout; check "
+                "that it is not waiting for something else (a port, a prompt) and that it flushes stdout",
             )
         except ServerExitedError as exc:
             self.report.exit_code = 4
@@ -222,8 +226,8 @@ class CommandDoctor:
                     "fail",
                     expected="only JSON-RPC messages on stdout, one per line",
                     got=f"{len(junk)} other line(s), first {junk[0]}",
-                    hint="write banners and logs to stderr (print(..., file=sys.stderr), console.error, logging to "
-                    "stderr); stdout belongs to the protocol",
+                    hint="write banners and logs to stderr (print(..., file=sys.stderr), console.error, "
+                    "logging to stderr); stdout belongs to the protocol",
                 )
             )
         elif not final:
