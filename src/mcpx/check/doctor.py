@@ -130,7 +130,7 @@ class CommandDoctor:
     def _found(self) -> None:
         program = self.spec.command[0]  # type: ignore[index]
         where = shutil.which(program, path=os.environ.get("PATH")) if os.sep not in program else program
-        if where is None or not os.path.exists(where):  # noqa: ASYNC240 - sync step, runs once
+        if where is None or not os.path.exists(where):
             self.report.exit_code = 4
             raise self._fail(
                 Step(
