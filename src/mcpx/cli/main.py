@@ -18,7 +18,7 @@ from typing import Any
 import typer
 
 from mcpx.__about__ import __version__
-from mcpx.cli import call, doctor
+from mcpx.cli import call, doctor, inspect
 from mcpx.cli.output import print_error
 from mcpx.errors import McpxError, UsageError
 
@@ -33,6 +33,7 @@ app = typer.Typer(
 _SERVER_CONTEXT = {"allow_interspersed_args": True}
 app.command("call", context_settings=_SERVER_CONTEXT)(call.command)
 app.command("doctor", context_settings=_SERVER_CONTEXT)(doctor.command)
+app.command("inspect", context_settings=_SERVER_CONTEXT)(inspect.command)
 
 
 class InterruptedError_(McpxError):

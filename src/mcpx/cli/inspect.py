@@ -1,0 +1,64 @@
+"""`mcpx inspect`: open the TUI on a live connection (same TARGET rules and flags as `mcpx call`).
+
+Textual is imported only here, when the command runs, so the other commands start fast.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from mcpx.cli import options as o
+from mcpx.cli.output import print_error
+from mcpx.errors import McpxError, UsageError
+
+
+def command(
+    target: o.Target = None,
+    server_args: o.ServerArgs = None,
+    env: o.Env = None,
+    cwd: o.Cwd = None,
+    header: o.Header = None,
+    transport: o.TransportOpt = "auto",
+    config: o.Config = None,
+    server: o.Server = None,
+    timeout: o.Timeout = None,
+    protocol_era: o.EraOpt = "auto",
+    protocol_version: o.Version = None,
+    probe_timeout: o.ProbeTimeout = 2.0,
+    log_level: Annotated[
+        str | None, typer.Option("--log-level", help="Ask the server for logs at this level.")
+    ] = None,
+    theme: Annotated[str | None, typer.Option("--theme", help="A Textual theme name.")] = None,
+) -> None:
+    """Open the inspector TUI on a live server."""
+    connection = o.ConnectionOptions(
+        target, server_args or [], env or [], cwd, header or [], transport, config, server,
+        timeout, protocol_era, protocol_version, probe_timeout,
+    )  # fmt: skip
+    try:
+        spec = connection.spec()
+        connection.era(spec)  # refuse a bad era or version before the screen opens
+        overrides: dict[str, Any] = {
+            "protocol_era": protocol_era,
+            "protocol_version": protocol_version,
+            "probe_timeout": probe_timeout,
+        }
+        if timeout is not None:
+            overrides["timeout"] = connection.request_timeout
+        if log_level is not None:
+            overrides["log_level"] = log_level
+        if theme is not None:
+            overrides["theme"] = theme
+        from mcpx.tui.app import run_inspect
+        from mcpx.tui.settings import InspectSettings
+
+        settings = InspectSettings.load(**overrides)
+    except McpxError as exc:
+        print_error(exc, "text")
+        raise typer.Exit(exc.exit_code) from None
+    except ImportError as exc:  # pragma: no cover - a broken install
+        print_error(UsageError(f"the TUI cannot start: {exc}"), "text")
+        raise typer.Exit(1) from None
+    raise typer.Exit(run_inspect(spec, settings=settings))
