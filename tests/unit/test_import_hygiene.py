@@ -1,0 +1,73 @@
+"""The core never loads the faces: checked in fresh interpreters, and by import-linter's contracts.
+
+Each import runs in its own subprocess, because this test process has long since imported everything.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CORE_PACKAGES = [
+    "mcpx",
+    "mcpx.wire",
+    "mcpx.transports",
+    "mcpx.protocol",
+    "mcpx.record",
+    "mcpx.schema",
+    "mcpx.auth",
+    "mcpx.check",
+    "mcpx.workspace",
+]
+UI_LIBRARIES = ["textual", "rich"]
+
+
+def modules_after_import(module: str) -> set[str]:
+    """The names in sys.modules after `import <module>` in a fresh interpreter."""
+    code = (
+        "import importlib, json, sys\n"
+        f"importlib.import_module({module!r})\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, f"import {module} failed:\n{proc.stderr}"
+    return set(json.loads(proc.stdout))
+
+
+def loaded(modules: set[str], package: str) -> list[str]:
+    return sorted(m for m in modules if m == package or m.startswith(package + "."))
+
+
+@pytest.mark.parametrize("package", CORE_PACKAGES)
+def test_core_package_does_not_load_textual_or_rich(package: str) -> None:
+    modules = modules_after_import(package)
+    for library in UI_LIBRARIES:
+        assert not loaded(modules, library), f"import {package} loads {library}: {loaded(modules, library)}"
+
+
+def test_import_mcpx_stays_light() -> None:
+    modules = modules_after_import("mcpx")
+    for heavy in ["mcpx.cli", "mcpx.tui", "typer", "pydantic", *UI_LIBRARIES]:
+        assert not loaded(modules, heavy), f"import mcpx loads {heavy}: {loaded(modules, heavy)}"
+
+
+def test_import_linter_contracts_are_kept() -> None:
+    """`lint-imports` with the contracts in pyproject.toml: no broken contract, none skipped."""
+    exe = Path(sys.executable).with_name("lint-imports")
+    command = [str(exe)] if exe.exists() else [shutil.which("lint-imports") or "lint-imports"]
+    proc = subprocess.run(
+        [*command, "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output
+    assert " 0 broken" in output, output
+    assert "kept" in output and "KEPT" in output, output
