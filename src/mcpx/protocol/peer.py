@@ -112,6 +112,11 @@ class Peer:
     def in_flight(self) -> int:
         return len(self._pending)
 
+    @property
+    def ended(self) -> McpxError | None:
+        """Why the conversation ended (the transport's explanation), or None while it goes on."""
+        return self._ended
+
     # -- registering ---------------------------------------------------------------------------------
     def on_request(self, method: str, handler: RequestHandler) -> None:
         self._request_handlers[method] = handler
