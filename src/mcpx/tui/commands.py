@@ -1,0 +1,64 @@
+"""`InspectCommands`: the command palette's actions (ctrl+p) — ping, reconnect, log level, clear, copy,
+raw JSON-RPC, and a few ready-made traffic filters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, cast
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from mcpx.tui.settings import LOG_LEVELS
+
+if TYPE_CHECKING:
+    from mcpx.tui.app import InspectApp
+
+Command = tuple[str, Callable[[], object], str]
+
+
+class InspectCommands(Provider):
+    """Every action of `mcpx inspect` that is not a key of its own, searchable by name."""
+
+    def commands(self) -> list[Command]:
+        app = cast("InspectApp", self.app)
+        commands: list[Command] = [
+            ("Ping the server", app.action_ping, "Send ping and show how long the answer took"),
+            ("Reconnect", app.action_reconnect, "Stop the server (or drop the connection) and connect again"),
+            ("Send raw JSON-RPC…", app.action_send_raw, "Type any frame, malformed too, and send it as is"),
+            ("Copy event JSON", app.action_copy_event, "Copy the highlighted event's raw frame"),
+            ("Clear log", app.action_clear_log, "Hide every event so far (the session keeps them)"),
+            ("Toggle follow mode", app.action_toggle_follow, "Stick the traffic log to the newest event"),
+            ("Show server info", app.action_show_info, "Instructions, capabilities, handshake, process"),
+        ]
+        for level in LOG_LEVELS:
+            commands.append(
+                (
+                    f"Set log level: {level}",
+                    partial(app.set_log_level, level),
+                    f"Send logging/setLevel {level}",
+                )
+            )
+        for label, text in (
+            ("errors", "status:error"),
+            ("problems", "is:flagged"),
+            ("slow requests (> 500 ms)", "dur:>500ms"),
+            ("tool calls", "method:tools/call"),
+            ("no transport facts", "-dir:info -kind:stderr"),
+            ("none (show everything)", ""),
+        ):
+            commands.append(
+                (f"Filter traffic: {label}", partial(app.set_traffic_filter, text), text or "clear")
+            )
+        return commands
+
+    async def discover(self) -> Hits:
+        for name, callback, help_text in self.commands():
+            yield DiscoveryHit(name, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, callback, help_text in self.commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), callback, help=help_text)

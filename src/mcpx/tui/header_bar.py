@@ -1,0 +1,73 @@
+"""`HeaderBar`: who the server is, how we talk to it, and how the connection is doing — one line."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from mcpx.tui.event_list_view import printable
+from mcpx.tui.session_state import SessionState
+from mcpx.tui.traffic_view import format_latency
+
+
+class HeaderBar(Widget):
+    """Server name, version and title · era and protocol version · transport · state · in flight."""
+
+    DEFAULT_CSS = """
+    HeaderBar {
+        height: 1;
+        background: $panel;
+        color: $foreground;
+    }
+    """
+
+    session: reactive[SessionState] = reactive(SessionState, layout=False)
+    """The connection as the app last saw it."""
+    in_flight: reactive[int] = reactive(0)
+    """Requests sent and not answered yet."""
+
+    def on_mount(self) -> None:
+        self._update_classes()
+
+    def watch_session(self, session: SessionState) -> None:
+        self._update_classes()
+
+    def _update_classes(self) -> None:
+        state = self.session.state
+        for name in ("connecting", "connected", "dead", "closed"):
+            self.set_class(False, f"-{name}")
+        self.set_class(True, "-dead" if self.session.is_dead else f"-{state}")
+
+    def render(self) -> Content:
+        s = self.session
+        sep = (" │ ", "$foreground-muted")
+        parts: list[tuple[str, str] | str] = [(" mcpx ", "bold $primary reverse"), " "]
+        if s.server_name:
+            parts.append((printable(s.server_name), "bold"))
+            if s.server_version:
+                parts.append((f" {printable(s.server_version)}", "$foreground-muted"))
+            if s.server_title and s.server_title != s.server_name:
+                parts.append(f" “{printable(s.server_title)}”")
+        else:
+            parts.append((printable(s.target) or "no server", "bold"))
+        if s.protocol_version:
+            parts += [sep, f"{s.era or ''} {s.protocol_version}".strip()]
+        if s.transport:
+            parts += [sep, s.transport]
+        parts.append(sep)
+        colour = {
+            "connected": "$text-success",
+            "connecting": "$text-warning",
+            "closing": "$text-warning",
+        }.get(s.state, "$text-error" if s.is_dead else "$foreground-muted")
+        parts.append((f"● {s.state_label}", colour))
+        if s.connect_seconds is not None and s.state == "connected":
+            parts.append((f" in {format_latency(s.connect_seconds)}", "$foreground-muted"))
+        if s.attempt > 1:
+            parts.append((f" (#{s.attempt})", "$foreground-muted"))
+        parts.append(sep)
+        parts.append(
+            (f"{self.in_flight} in flight", "$text-warning" if self.in_flight else "$foreground-muted")
+        )
+        return Content.assemble(*parts)
