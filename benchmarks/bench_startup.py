@@ -1,0 +1,207 @@
+"""Start-up: how long `mcpx call … --method tools/list` takes from the shell, next to what it cannot beat.
+
+Wall times, medians over --runs runs (runs of different rows interleave):
+
+  python -c pass          the interpreter alone
+  server ready            spawn benchmarks/echo_server.py → its initialize answer read (a bare loop)
+  bare tools/list         the same, then notifications/initialized, tools/list, answer read, stdin closed,
+                          exit awaited: the whole job done by hand
+  mcpx call               `mcpx call benchmarks/echo_server.py --method tools/list` (default era: auto)
+  mcpx call legacy        the same with --protocol-era legacy (no server/discover probe)
+
+and, if `npm ci` has installed the test peers, the same "server ready" and "mcpx call" rows for
+@modelcontextprotocol/server-everything (node_modules/.bin/mcp-server-everything, on the PATH's node).
+
+Then what a non-TUI command imports: `python -X importtime` of `import mcpx.cli.main` and of a whole
+`mcpx call` run: module count, total import time, the packages that cost most, and whether
+textual / rich were loaded (they must not be).
+
+    python benchmarks/bench_startup.py              # 15 runs
+    python benchmarks/bench_startup.py --runs 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SERVER = HERE / "echo_server.py"
+EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "0"},
+    },
+}
+WATCHED = [
+    "textual",
+    "rich",
+    "httpx",
+    "pydantic",
+    "jsonschema",
+    "typer",
+    "click",
+    "orjson",
+    "uvloop",
+    "anyio",
+]
+
+
+def mcpx_command() -> list[str]:
+    exe = Path(sys.executable).with_name("mcpx")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "mcpx"]
+
+
+def timed(fn: Callable[[], None]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def bare_session(command: list[str], list_tools: bool) -> Callable[[], None]:
+    def run() -> None:
+        proc = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(INIT).encode() + b"\n")
+        proc.stdin.flush()
+        while b'"id":1' not in (line := proc.stdout.readline()).replace(b" ", b""):
+            assert line, "the server closed stdout before answering initialize"
+        if list_tools:
+            proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+            proc.stdin.write(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n')
+            proc.stdin.flush()
+            while b'"id":2' not in (line := proc.stdout.readline()).replace(b" ", b""):
+                assert line, "the server closed stdout before answering tools/list"
+            proc.stdin.close()
+            proc.wait(timeout=30)
+        else:
+            proc.kill()
+            proc.wait()
+
+    return run
+
+
+def command(argv: list[str], env: dict[str, str]) -> Callable[[], None]:
+    def run() -> None:
+        subprocess.run(
+            argv, check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env, timeout=60
+        )
+
+    return run
+
+
+def importtime(argv: list[str], env: dict[str, str]) -> dict[str, object]:
+    """Run argv (a python -X importtime … command) and summarise what it imported."""
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)
+    pattern = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)$")
+    self_total = 0
+    modules: list[str] = []
+    by_package: dict[str, int] = {}
+    for line in proc.stderr.splitlines():
+        m = pattern.match(line)
+        if not m:
+            continue
+        own, name = int(m[1]), m[4]
+        self_total += own
+        modules.append(name)
+        # own time summed by distribution (mcpx by module: its pydantic models are built in its bodies)
+        key = name if name.startswith("mcpx.") else name.split(".")[0]
+        by_package[key] = by_package.get(key, 0) + own
+    roots = {name.split(".")[0] for name in modules}
+    return {
+        "exit": proc.returncode,
+        "modules": len(modules),
+        "total_ms": self_total / 1000,
+        "heaviest": sorted(by_package.items(), key=lambda kv: -kv[1])[:10],
+        "watched": {name: name in roots for name in WATCHED},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=15)
+    opts = parser.parse_args()
+
+    cache = tempfile.mkdtemp(prefix="mcpx-bench-")
+    env = {**os.environ, "MCPX_CACHE_DIR": f"{cache}/cache", "MCPX_CONFIG_DIR": f"{cache}/config"}
+    mcpx = mcpx_command()
+    rows: dict[str, Callable[[], None]] = {
+        "python -c pass": command([sys.executable, "-c", "pass"], env),
+        "echo server ready": bare_session([sys.executable, str(SERVER)], list_tools=False),
+        "echo bare tools/list": bare_session([sys.executable, str(SERVER)], list_tools=True),
+        "echo mcpx call": command([*mcpx, "call", str(SERVER), "--method", "tools/list"], env),
+        "echo mcpx call legacy": command(
+            [*mcpx, "call", str(SERVER), "--method", "tools/list", "--protocol-era", "legacy"], env
+        ),
+    }
+    if EVERYTHING.exists() and shutil.which("node"):
+        rows["everything server ready"] = bare_session([str(EVERYTHING)], list_tools=False)
+        rows["everything mcpx call"] = command(
+            [*mcpx, "call", str(EVERYTHING), "--method", "tools/list"], env
+        )
+
+    print(f"start-up, wall time, median of {opts.runs} runs (mcpx: {' '.join(mcpx)})")
+    for fn in rows.values():  # one untimed pass: page cache, .pyc files, the era verdict
+        fn()
+    times: dict[str, list[float]] = {name: [] for name in rows}
+    for _ in range(opts.runs):
+        for name, fn in rows.items():
+            times[name].append(timed(fn))
+    for name, values in times.items():
+        print(f"  {name:<26} {statistics.median(values) * 1000:7.0f} ms")
+
+    print("\nimports (python -X importtime)")
+    probes = {
+        "import mcpx.cli.main": [sys.executable, "-X", "importtime", "-c", "import mcpx.cli.main"],
+        "mcpx call (whole run)": [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "mcpx",
+            "call",
+            str(SERVER),
+            "--method",
+            "tools/list",
+        ],
+        "import mcpx.protocol.connect": [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-c",
+            "import mcpx.protocol.connect",
+        ],
+    }
+    for label, argv in probes.items():
+        r = importtime(argv, env)
+        loaded = [name for name, yes in r["watched"].items() if yes]  # type: ignore[attr-defined]
+        heaviest = ", ".join(f"{n} {us / 1000:.0f} ms" for n, us in r["heaviest"])  # type: ignore[attr-defined]
+        print(f"  {label}: {r['modules']} modules, {r['total_ms']:.0f} ms of imports (exit {r['exit']})")
+        print(f"      heaviest (own import time by package): {heaviest}")
+        verdict = ", ".join(
+            f"{ui} {'LOADED' if ui in loaded else 'not loaded'}" for ui in ("textual", "rich")
+        )
+        print(f"      loaded: {', '.join(loaded) or 'none'}; {verdict}")
+    shutil.rmtree(cache, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
