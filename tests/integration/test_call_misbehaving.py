@@ -273,3 +273,13 @@ def test_bad_cursor_is_a_json_rpc_error() -> None:
         1, "rpc_error"
     )
     assert "bogus" in error["message"]
+
+
+def test_tool_call_answered_with_a_json_rpc_error_exits_5() -> None:
+    """A bare server answers an unknown tool with JSON-RPC -32602 instead of an isError result."""
+    proc = call(
+        server("stray_response.py"), "--method", "tools/call", "--tool-name", "missing", "--format", "json"
+    )
+    error = proc.failure(5, "tool_error")
+    assert "missing" in error["message"], str(proc)
+    assert proc.stdout == "", "a JSON-RPC error has no result to print"

@@ -325,6 +325,14 @@ def test_initialize_shows_the_server(everything: str) -> None:
     assert {"tools", "resources", "prompts", "logging", "completions"} <= set(opened["capabilities"])
 
 
+def test_js_target_runs_with_node(everything: str) -> None:
+    script = PACKAGE.parent / "dist" / "index.js"
+    result = call(
+        str(script), "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=js"
+    ).result()
+    assert text_of(result) == "Echo: js"
+
+
 # -- the library, for what one `mcpx call` cannot do -----------------------------------------------------
 async def test_research_task_runs_to_completion(everything: str) -> None:
     """Create the task, poll tasks/get until it is done, fetch tasks/result: one session, via mcpx.connect."""
