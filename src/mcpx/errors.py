@@ -3,7 +3,9 @@
     McpxError
     ├── UsageError                 bad user input: a flag, a file, a JSON argument            (exit 1)
     ├── ConnectError               the server could not be reached or started                (exit 4)
-    │   └── ServerExitedError      the server process ended (exit code and stderr tail)       (exit 4)
+    │   ├── ServerExitedError      the server process ended (exit code and stderr tail)       (exit 4)
+    │   └── SessionExpiredError    the HTTP server forgot the session (404); the client opens
+    │                              a new one and retries, so users see it only if that fails  (exit 4)
     ├── RequestTimeoutError        no answer within the timeout (the request was cancelled)   (exit 4)
     ├── AuthRequiredError          the server wants credentials                               (exit 3)
     ├── ProtocolError              the server broke the protocol (e.g. an unknown version)    (exit 1)
@@ -55,6 +57,16 @@ class ServerExitedError(ConnectError):
         super().__init__(message, returncode=returncode, stderr_tail=stderr_tail)
         self.returncode = returncode
         self.stderr_tail = stderr_tail or []
+
+
+class SessionExpiredError(ConnectError):
+    """The server no longer knows the session the request carried (Streamable HTTP: 404).
+
+    The transport has already forgotten the session id when it raises this; the client answers by opening
+    a new session (the era's `open()`) and sending the request once more.
+    """
+
+    code = "session_expired"
 
 
 class RequestTimeoutError(McpxError):

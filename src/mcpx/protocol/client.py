@@ -135,9 +135,8 @@ class Client:
             async with self._reopening:
                 # requests that met the same expiry together open one new session between them
                 if epoch == self._session_epoch:
-                    self.traffic.info(
-                        f"{expired.message}; opening a new session and retrying once", "protocol", event="reopen"
-                    )
+                    note = f"{expired.message}; opening a new session and retrying once"
+                    self.traffic.info(note, "protocol", event="reopen")
                     await self._open()
                     self._session_epoch += 1
                     self._dirty.update(self._cache)  # a new session may list other things

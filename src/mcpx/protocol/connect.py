@@ -14,7 +14,7 @@ from typing import Any
 
 from mcpx.protocol.auto import make_era
 from mcpx.protocol.client import Client, ServerRequestHandler
-from mcpx.transports.spec import ServerSpec, resolve_target
+from mcpx.transports.spec import ServerSpec, TransportName, resolve_target
 from mcpx.wire import TrafficLog
 
 
@@ -25,6 +25,8 @@ async def connect(
     *,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    transport: TransportName = "auto",
     timeout: float | None = 60.0,
     connect_timeout: float | None = None,
     protocol_era: str = "auto",
@@ -35,8 +37,15 @@ async def connect(
     on_elicit: ServerRequestHandler | None = None,
     on_sample: ServerRequestHandler | None = None,
 ) -> AsyncIterator[Client]:
-    """Start or reach the server, open the conversation, and close everything on the way out."""
-    spec = target if isinstance(target, ServerSpec) else resolve_target(target, args, env=env, cwd=cwd)
+    """Start or reach the server, open the conversation, and close everything on the way out.
+
+    `headers` go on every HTTP request; `transport` is stdio, http (Streamable HTTP), sse (legacy
+    HTTP+SSE) or auto. Both apply to a TARGET string; a `ServerSpec` carries its own.
+    """
+    if isinstance(target, ServerSpec):
+        spec = target
+    else:
+        spec = resolve_target(target, args, env=env, cwd=cwd, headers=headers, transport=transport)
     log = traffic if traffic is not None else TrafficLog()
     client = Client(
         spec.open(log),

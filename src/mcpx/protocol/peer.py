@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from mcpx.errors import ConnectError, McpxError, ProtocolError, RequestTimeoutError, RpcError
-from mcpx.transports.base import Transport
+from mcpx.transports.base import StreamingSend, Transport
 from mcpx.wire import (
     ErrorResponse,
     JsonId,
@@ -85,6 +85,7 @@ class Peer:
         self.problems: list[tuple[TrafficEvent, str]] = []
         #: requests we gave up on (timed out), so a late answer is named as such
         self._expired: dict[JsonId, str] = {}
+        self._send_streams_answer = isinstance(transport, StreamingSend) and transport.send_streams_answer
 
     # -- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -183,7 +184,10 @@ class Peer:
             self._progress[rid] = pending
         self._arm(rid, pending)
         try:
-            await self.transport.send(encode(message.to_obj()), message)
+            if self._send_streams_answer:
+                await self._send_racing(message, pending)
+            else:
+                await self.transport.send(encode(message.to_obj()), message)
             return await pending.future
         except RequestTimeoutError:
             self._expired[rid] = method
@@ -203,6 +207,22 @@ class Peer:
             self._pending.pop(rid, None)
             if pending.progress_token is not None:
                 self._progress.pop(pending.progress_token, None)
+
+    async def _send_racing(self, message: Request, pending: _Pending) -> None:
+        """Send over a transport whose `send()` lasts until the answer has streamed in (HTTP).
+
+        The request's timer, a cancellation or the answer must not wait for the exchange to end; when one
+        of them comes first the exchange is cancelled, which over HTTP closes the request's stream.
+        """
+        sending = asyncio.ensure_future(self.transport.send(encode(message.to_obj()), message))
+        sending.add_done_callback(_seen)
+        try:
+            await asyncio.wait((sending, pending.future), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not sending.done():
+                sending.cancel()
+        if not pending.future.done():
+            sending.result()  # the exchange ended before the answer came: its error is the request's
 
     async def notify(self, method: str, params: Any = None) -> None:
         message = Notification(method, params)
@@ -366,6 +386,12 @@ class Peer:
         if self._ended is None:
             with contextlib.suppress(McpxError, OSError):
                 await self.transport.send(encode(reply.to_obj()), reply)
+
+
+def _seen(task: asyncio.Future[Any]) -> None:
+    # an exchange that lost the race may still end in an error; it is this request's no longer
+    if not task.cancelled():
+        task.exception()
 
 
 async def _answer_ping(params: Any, request: IncomingRequest) -> dict[str, Any]:

@@ -5,7 +5,8 @@ methods. `start()` opens it, `send()` writes one frame, iterating yields receive
 log) until the connection ends, `close()` shuts it down and is safe to call twice.
 
 Extra abilities are separate small protocols rather than a fat base class: `ProtocolVersionAware` lets
-the layer above tell an HTTP transport the negotiated version it must mirror into headers.
+the layer above tell an HTTP transport the negotiated version it must mirror into headers;
+`StreamingSend` says that `send()` of a request lasts until its answer has been read.
 """
 
 from __future__ import annotations
@@ -45,3 +46,13 @@ class Transport(Protocol):
 @runtime_checkable
 class ProtocolVersionAware(Protocol):
     def set_protocol_version(self, version: str) -> None: ...
+
+
+@runtime_checkable
+class StreamingSend(Protocol):
+    """A transport whose `send()` of a request lasts until the answer has streamed in (HTTP: the POST and
+    the event stream it opens), so that errors belong to the request that met them. The peer then races
+    `send()` against the request's timer instead of awaiting it first (stdio's `send()` returns at once and
+    is awaited directly: a task per request would cost the hot path)."""
+
+    send_streams_answer: bool

@@ -39,6 +39,8 @@ class ServerSpec:
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    #: header names (beyond Authorization, Cookie, …) whose values are masked in traffic and recordings
+    secret_headers: list[str] = field(default_factory=list)
     transport: TransportName = "auto"
     #: the name it has in a config file, when it came from one
     name: str | None = None
@@ -57,10 +59,10 @@ class ServerSpec:
         if self.command is not None and self.transport in ("stdio", "auto"):
             return StdioTransport(self.command, traffic=traffic, env=self.env, cwd=self.cwd)
         if self.url is not None:
-            raise UsageError(
-                f"cannot connect to {self.url}: remote servers (Streamable HTTP, SSE) are not supported by "
-                "this build of mcpx yet"
-            )
+            # imported here so that stdio servers never pay for httpx
+            from mcpx.transports.remote import open_url
+
+            return open_url(self, traffic)
         raise UsageError(f"the {self.transport} transport needs a URL, and {self.label!r} is a command")
 
 

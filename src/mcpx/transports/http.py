@@ -1,0 +1,331 @@
+"""Streamable HTTP (revisions 2025-03-26 … 2025-11-25): every message a POST to one endpoint.
+
+A POST answers with one JSON body or an event stream that may carry notifications and server→client
+requests before the response. `send()` covers the whole exchange — the POST, its reply, and resuming the
+reply's stream with GET + `Last-Event-ID` when it ends early — so whatever goes wrong is raised to the one
+request it belongs to. Every frame read is logged and queued for the peer the moment it arrives, so the
+peer answers a server's request (with its own POST) while the stream that carried it is still open.
+
+After the handshake (`set_protocol_version`, which the client calls once initialize is done) a GET stream
+listens for messages the server sends unprompted; it is re-opened when it drops, after the server's
+`retry` interval, with `Last-Event-ID`. A 404 to a request that carried a session id means the session is
+gone: the transport forgets it and raises `SessionExpiredError`, and the client opens a new one. Closing
+sends DELETE with the session id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Mapping
+
+import httpx
+
+from mcpx.errors import ConnectError, McpxError, ProtocolError, RpcError, SessionExpiredError
+from mcpx.transports.http_common import (
+    DEFAULT_TIMEOUT,
+    JSON_TYPES,
+    Inbox,
+    answers,
+    client_for,
+    content_type,
+    merged_headers,
+    reach_error,
+    record_reply,
+    status_error,
+    unexpected_body_error,
+)
+from mcpx.transports.http_streams import EventStreams, Exchange, StreamEnd
+from mcpx.transports.tap import is_event_stream
+from mcpx.wire import ErrorResponse, JsonId, Message, TrafficEvent, TrafficLog
+
+POST_ACCEPT = "application/json, text/event-stream"
+
+
+class NoStreamableHttpError(ConnectError):
+    """The first POST was refused in a way that says no Streamable HTTP endpoint is there (400/404/405)."""
+
+    code = "no_streamable_http"
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message, status=status)
+        self.status = status
+
+
+class HttpTransport(EventStreams):
+    """A client of one Streamable HTTP endpoint."""
+
+    name = "http"
+    send_streams_answer = True
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        traffic: TrafficLog,
+        headers: Mapping[str, str] | None = None,
+        secret_headers: tuple[str, ...] = (),
+        http_transport: httpx.AsyncBaseTransport | None = None,
+        auth: httpx.Auth | None = None,
+        timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.url = url
+        self.traffic = traffic
+        self.headers = dict(headers or {})
+        self.secret_headers = secret_headers
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None
+        self.listening = False
+        self._http_transport = http_transport
+        self._auth = auth
+        self._timeout = timeout
+        self._client: httpx.AsyncClient | None = None
+        self._inbox = Inbox()
+        self._listener: asyncio.Task[None] | None = None
+        self._waiting: dict[JsonId, asyncio.Event] = {}
+        self._closing = False
+        self._contacted = False
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Get ready to POST (again, after a close: a new connection and, later, a new session).
+
+        Nothing goes on the wire yet: the first POST is the first contact.
+        """
+        self.session_id = self.protocol_version = None
+        self.listening = self._closing = self._contacted = False
+        self._inbox = Inbox()
+        self._listener = None
+        self._client = client_for(
+            self.url,
+            self.traffic,
+            secret_headers=self.secret_headers,
+            inner=self._http_transport,
+            auth=self._auth,
+            timeout=self._timeout,
+        )
+
+    def set_protocol_version(self, version: str) -> None:
+        """The handshake is done: mirror the version into headers and start listening on GET."""
+        self.protocol_version = version
+        if self._listener is not None:
+            self._listener.cancel()
+        self._listener = asyncio.create_task(self._listen(), name="mcpx-http-get-stream")
+
+    def __aiter__(self) -> AsyncIterator[TrafficEvent]:
+        return self._inbox.events()
+
+    async def close(self) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._listener
+        client = self._client
+        if client is not None:
+            if self.session_id is not None:
+                await self._delete_session(client)
+            await client.aclose()
+        self._inbox.end()
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "transport": "http",
+            "url": self.url,
+            "session_id": self.session_id,
+            "protocol_version": self.protocol_version,
+            "listening": self.listening,
+        }
+
+    def ended_error(self, doing: str) -> McpxError:
+        return ConnectError(f"the connection to {self.url} was closed" + (f" while {doing}" if doing else ""))
+
+    # -- sending -------------------------------------------------------------------------------------
+    async def send(self, text: str, message: Message) -> TrafficEvent:
+        client = self._require_client()
+        event = self.traffic.sent(text, message, "http")
+        ex = Exchange.of(message)
+        if ex.rid is not None:
+            self._waiting[ex.rid] = asyncio.Event()
+        try:
+            end = await self._post(client, text, ex)
+            if end is not None and not end.answered and ex.rid is not None:
+                await self._resume(client, ex, end)
+        except httpx.HTTPError as exc:
+            raise reach_error(exc, self.url, ex.doing) from None
+        finally:
+            if ex.rid is not None:
+                self._waiting.pop(ex.rid, None)
+        return event
+
+    async def _post(self, client: httpx.AsyncClient, text: str, ex: Exchange) -> StreamEnd | None:
+        """POST one frame and take its reply. Returns how a request's event stream ended (None: no stream)."""
+        rid, doing = ex.rid, ex.doing
+        had_session = self.session_id
+        headers = self._headers(POST_ACCEPT, content=True)
+        first_contact = not self._contacted
+        async with client.stream("POST", self.url, content=text.encode("utf-8"), headers=headers) as response:
+            self._contacted = True
+            status = response.status_code
+            if not 200 <= status < 300:
+                body = await response.aread()
+                self._fail(response, body, ex, had_session, first_contact)
+                return None  # the JSON-RPC error answer is queued for the peer
+            self._note_session(response)
+            if status in (202, 204):
+                await response.aread()
+                if rid is not None:
+                    self.traffic.info(
+                        f"the server accepted {doing} with HTTP {status} and no answer; the answer can only "
+                        "come on the GET stream",
+                        "http",
+                        event="accepted-request",
+                        request_id=rid,
+                    )
+                return None
+            if is_event_stream(response):
+                return await self._read_events(response, rid, "post")
+            body = await response.aread()
+            kind = content_type(response)
+            if not body.strip() and rid is None:
+                return None  # 200 with nothing for a notification: the server meant 202
+            facts = {"status": status, "content_type": kind}
+            is_json = (
+                kind in JSON_TYPES
+                or kind.endswith("+json")
+                or (not kind and body.lstrip()[:1] in (b"{", b"["))
+            )
+            if not is_json:
+                reply = record_reply(
+                    self.traffic, body, rid, facts, f"HTTP {status} {kind or 'without a type'}"
+                )
+                self.traffic.flag(reply, f"the reply's content type is {kind or 'missing'}, not JSON")
+                raise unexpected_body_error(response, body, self.url, doing)
+            reply = record_reply(self.traffic, body, rid, facts, f"HTTP {status} JSON body")
+            self._inbox.put(reply)
+            if rid is not None and not answers(reply.message, rid):
+                raise ProtocolError(
+                    f"{self.url} answered {doing} with a JSON body that is not its response ({reply.kind})",
+                    status=status,
+                )
+            return None
+
+    def _fail(
+        self,
+        response: httpx.Response,
+        body: bytes,
+        ex: Exchange,
+        had_session: str | None,
+        first_contact: bool,
+    ) -> None:
+        """Turn a non-2xx reply to a POST into the error of that request.
+
+        Returns only when the body is the JSON-RPC error answer to the request itself, queued for the peer.
+        """
+        status, rid, doing = response.status_code, ex.rid, ex.doing
+        reply = record_reply(self.traffic, body, rid, {"status": status}, f"HTTP {status}")
+        message = reply.message
+        if status in (401, 403):
+            raise status_error(response, body, self.url, doing)
+        rpc_error = message if isinstance(message, ErrorResponse) else None
+        method_unknown = rpc_error is not None and rpc_error.code == -32601
+        if (
+            had_session is not None
+            and not method_unknown
+            and (status == 404 or _mentions_session(status, rpc_error))
+        ):
+            self._forget_session(had_session, status, doing)
+            note = (
+                "" if status == 404 else " (a 400 naming the session: not what the spec says, taken as 404)"
+            )
+            raise SessionExpiredError(
+                f"{self.url} no longer knows session {had_session} (HTTP {status} to {doing}){note}",
+                session_id=had_session,
+                status=status,
+            )
+        if rpc_error is not None and rid is not None:
+            if answers(rpc_error, rid):
+                self._inbox.put(reply)  # the error answer to this very request: the peer raises it
+                return
+            if rpc_error.id is None:
+                # servers often send errors about an HTTP request with id null; this POST carried `rid`
+                raise RpcError(ex.method, rpc_error.code, rpc_error.message, rpc_error.data)
+        if first_contact and had_session is None and rpc_error is None and status in (400, 404, 405):
+            raise NoStreamableHttpError(
+                f"{self.url} has no Streamable HTTP endpoint: it answered the first POST with HTTP {status} "
+                f"{response.reason_phrase} (for a legacy HTTP+SSE server use --transport sse or auto)",
+                status,
+            )
+        raise status_error(response, body, self.url, doing)
+
+    # -- helpers -------------------------------------------------------------------------------------
+    def _require_client(self) -> httpx.AsyncClient:
+        if self._client is None or self._closing:
+            raise ConnectError(f"the connection to {self.url} is not open")
+        return self._client
+
+    def _headers(
+        self, accept: str, *, content: bool = False, last_event_id: str | None = None
+    ) -> httpx.Headers:
+        base = {"Accept": accept}
+        if content:
+            base["Content-Type"] = "application/json"
+        if self.session_id is not None:
+            base["Mcp-Session-Id"] = self.session_id
+        if self.protocol_version is not None:
+            base["MCP-Protocol-Version"] = self.protocol_version
+        if last_event_id is not None:
+            base["Last-Event-ID"] = last_event_id
+        return merged_headers(base, self.headers)
+
+    def _note_session(self, response: httpx.Response) -> None:
+        session = response.headers.get("mcp-session-id")
+        if not session or session == self.session_id:
+            return
+        if self.session_id is None:
+            self.traffic.info(f"session {session} started", "http", event="session", session_id=session)
+        else:
+            self.traffic.info(
+                f"the server changed the session id from {self.session_id} to {session}",
+                "http",
+                event="session",
+                session_id=session,
+                previous=self.session_id,
+            )
+        self.session_id = session
+
+    def _forget_session(self, session: str, status: int, doing: str) -> None:
+        if self.session_id == session:
+            self.session_id = None
+            self.protocol_version = None
+        self.traffic.info(
+            f"session {session} is gone (HTTP {status} to {doing})",
+            "http",
+            event="session-expired",
+            session_id=session,
+            status=status,
+        )
+
+    async def _delete_session(self, client: httpx.AsyncClient) -> None:
+        session = self.session_id
+        try:
+            response = await client.delete(self.url, headers=self._headers("*/*"), timeout=2.0)
+        except httpx.HTTPError as exc:
+            self.traffic.info(f"DELETE of session {session} failed: {exc or type(exc).__name__}", "http")
+            return
+        if response.status_code == 405:
+            self.traffic.info(
+                f"the server does not let clients end sessions (HTTP 405); {session} stays", "http"
+            )
+        self.session_id = None
+
+
+def _mentions_session(status: int, error: ErrorResponse | None) -> bool:
+    # Servers on the TS SDK (server-everything among them) answer a stale session with 400 "No valid session
+    # ID" instead of 404; taking that as 404 is a workaround, labelled as such where it is reported.
+    return status == 400 and error is not None and "session" in error.message.lower()
+
+
+__all__ = ["HttpTransport", "NoStreamableHttpError"]

@@ -1,0 +1,253 @@
+"""What the two HTTP transports share: the httpx client behind a traffic tap, the inbox their readers fill
+and the peer drains, and the one-sentence errors for what a user hits (refused, DNS, timeouts, 401, HTML).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.request
+from collections.abc import AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from mcpx.__about__ import __version__
+from mcpx.errors import AuthRequiredError, ConnectError, McpxError, ProtocolError, UsageError
+from mcpx.transports.tap import TrafficTap, secret_names
+from mcpx.wire import (
+    Decoded,
+    ErrorResponse,
+    JsonId,
+    Malformed,
+    Message,
+    Response,
+    TrafficEvent,
+    TrafficLog,
+    decode,
+)
+
+# Connecting gets a bound; reading does not, since an answer may wait on a tool that runs for minutes or on
+# a human (the request's own timeout, kept by the peer, is the bound that matters there).
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=None, write=30.0, pool=None)
+MAX_REDIRECTS = 5
+PREVIEW_BYTES = 2048
+JSON_TYPES = ("application/json",)
+
+
+def client_for(
+    url: str,
+    traffic: TrafficLog,
+    *,
+    secret_headers: Iterable[str] = (),
+    inner: httpx.AsyncBaseTransport | None = None,
+    auth: httpx.Auth | None = None,
+    timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+) -> httpx.AsyncClient:
+    """An httpx client whose every hop passes the traffic tap.
+
+    httpx would route proxied URLs through transports of its own, past the tap, so the proxy is chosen
+    here from the environment (HTTP(S)_PROXY, NO_PROXY) and given to the tapped transport instead.
+    """
+    if inner is None:
+        inner = httpx.AsyncHTTPTransport(proxy=_proxy_for(url), trust_env=True, retries=0)
+    return httpx.AsyncClient(
+        transport=TrafficTap(inner, traffic, secret_names(secret_headers)),
+        auth=auth,
+        timeout=timeout,
+        follow_redirects=True,
+        max_redirects=MAX_REDIRECTS,
+        trust_env=False,
+        headers={"User-Agent": f"mcpx/{__version__}"},
+    )
+
+
+def _proxy_for(url: str) -> str | None:
+    parsed = httpx.URL(url)
+    host = parsed.host
+    if host in ("localhost", "127.0.0.1", "::1") or urllib.request.proxy_bypass(host):
+        return None
+    proxy: str | None = urllib.request.getproxies().get(parsed.scheme)
+    return proxy
+
+
+def check_url(url: str) -> str:
+    """Raise `UsageError` in one sentence for a URL that cannot work."""
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise UsageError(f"{url!r} is not a valid URL: {exc}") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise UsageError(f"{url!r} is not an http:// or https:// URL with a host")
+    return url
+
+
+@dataclass(slots=True)
+class _End:
+    error: McpxError | None
+
+
+class Inbox:
+    """Received events in arrival order, from every stream a transport reads, for the peer to drain."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[TrafficEvent | _End] = asyncio.Queue()
+        self.ended = False
+
+    def put(self, event: TrafficEvent) -> None:
+        if not self.ended:
+            self._queue.put_nowait(event)
+
+    def end(self, error: McpxError | None = None) -> None:
+        if not self.ended:
+            self.ended = True
+            self._queue.put_nowait(_End(error))
+
+    async def events(self) -> AsyncIterator[TrafficEvent]:
+        while True:
+            item = await self._queue.get()
+            if isinstance(item, _End):
+                if item.error is not None:
+                    raise item.error
+                return
+            yield item
+
+
+def reach_error(exc: httpx.HTTPError, url: str, doing: str) -> McpxError:
+    """An httpx failure as one sentence a user can act on."""
+    while_doing = f" while {doing}" if doing else ""
+    text = str(exc)
+    if isinstance(exc, httpx.TooManyRedirects):
+        return ConnectError(
+            f"{url} redirected more than {MAX_REDIRECTS} times{while_doing}; mcpx stopped following"
+        )
+    if isinstance(exc, httpx.ConnectTimeout):
+        return ConnectError(
+            f"cannot reach {url}: no connection within {DEFAULT_TIMEOUT.connect:g} s", url=url
+        )
+    if isinstance(exc, httpx.TimeoutException):
+        return ConnectError(f"{url} stopped answering{while_doing} (timed out)", url=url)
+    if isinstance(exc, httpx.ConnectError):
+        lowered = " ".join(str(cause) for cause in _causes(exc)).lower()
+        if "refused" in lowered or any(isinstance(cause, ConnectionRefusedError) for cause in _causes(exc)):
+            why = "connection refused (is the server running on that port?)"
+        elif any(
+            s in lowered
+            for s in (
+                "name or service not known",
+                "nodename nor servname",
+                "getaddrinfo",
+                "name resolution",
+                "no address associated",
+            )
+        ):
+            why = f"the host name {httpx.URL(url).host!r} could not be resolved"
+        else:
+            why = text or type(exc).__name__
+        return ConnectError(f"cannot reach {url}: {why}", url=url)
+    if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
+        return UsageError(f"cannot use {url}: {text}")
+    if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
+        return ConnectError(
+            f"the connection to {url} broke{while_doing}: {text or type(exc).__name__}", url=url
+        )
+    return ConnectError(f"HTTP failure talking to {url}{while_doing}: {text or type(exc).__name__}", url=url)
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """The exception and what caused it (httpcore and anyio wrap the OS error: "All connection attempts
+    failed" hides a ConnectionRefusedError)."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(chain) < 10:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def content_type(response: httpx.Response) -> str:
+    kind: str = response.headers.get("content-type", "")
+    return kind.partition(";")[0].strip().lower()
+
+
+def preview(body: bytes, limit: int = PREVIEW_BYTES) -> str:
+    text = body[:limit].decode("utf-8", "replace").strip()
+    return text + ("…" if len(body) > limit else "")
+
+
+def answers(message: Message | None, request_id: JsonId | None) -> bool:
+    """Is `message` the answer (result, error or unreadable attempt at one) to `request_id`?"""
+    if request_id is None or message is None:
+        return False
+    if isinstance(message, (Response, ErrorResponse, Malformed)):
+        return message.id is not None and message.id == request_id and type(message.id) is type(request_id)
+    return False
+
+
+def record_reply(
+    traffic: TrafficLog, body: bytes, request_id: JsonId | None, facts: dict[str, Any], why: str | None = None
+) -> TrafficEvent:
+    """Log an HTTP body that came back as the answer to a POST, exactly as it came.
+
+    A body that is not a JSON-RPC message (an HTML error page, `Method Not Allowed`) is still what the
+    server answered to that request: it is logged as a malformed frame carrying the request's id, so the
+    log pairs them and the request does not look unanswered.
+    """
+    decoded = decode(body)
+    message = decoded.message
+    if isinstance(message, Malformed) and message.id is None and request_id is not None:
+        reason = f"{why}: {message.reason}" if why else message.reason
+        decoded = Decoded(decoded.text, Malformed(reason, request_id, message.obj), decoded.flags)
+    return traffic.received_decoded(decoded, "http", facts)
+
+
+def status_error(response: httpx.Response, body: bytes, url: str, doing: str) -> McpxError:
+    """The error for a non-2xx answer that carries no JSON-RPC answer to the request."""
+    status = response.status_code
+    while_doing = f" while {doing}" if doing else ""
+    details: dict[str, Any] = {"status": status, "url": url}
+    if status in (401, 403):
+        challenge = response.headers.get("www-authenticate")
+        what = "requires authorization" if status == 401 else "refused access"
+        message = f"{url} {what} (HTTP {status}){while_doing}"
+        message += (
+            f"; it asks for: WWW-Authenticate: {challenge}" if challenge else "; it sent no WWW-Authenticate"
+        )
+        return AuthRequiredError(message, www_authenticate=challenge, **details)
+    error = decode(body).message
+    if isinstance(error, ErrorResponse):
+        return ProtocolError(
+            f"{url} answered HTTP {status}{while_doing}: {error.message} (JSON-RPC error {error.code})",
+            rpc_code=error.code,
+            data=error.data,
+            **details,
+        )
+    kind = content_type(response) or "no content type"
+    shown = preview(body)
+    body_part = f" ({kind}): {shown}" if shown else f" ({kind}, empty body)"
+    return ProtocolError(
+        f"{url} answered HTTP {status} {_reason(response)}{while_doing}{body_part}", **details
+    )
+
+
+def unexpected_body_error(response: httpx.Response, body: bytes, url: str, doing: str) -> ProtocolError:
+    kind = content_type(response) or "no content type"
+    return ProtocolError(
+        f"{url} answered {doing} with HTTP {response.status_code} {kind}, which is neither JSON nor an event "
+        f"stream; it begins: {preview(body, 200)!r}",
+        status=response.status_code,
+        content_type=kind,
+        url=url,
+    )
+
+
+def _reason(response: httpx.Response) -> str:
+    return response.reason_phrase or ""
+
+
+def merged_headers(base: Mapping[str, str], user: Mapping[str, str]) -> httpx.Headers:
+    """`base` then the user's headers on top: a debugger must be able to send anything it is told to."""
+    headers = httpx.Headers(dict(base))
+    for name, value in user.items():
+        headers[name] = value
+    return headers
