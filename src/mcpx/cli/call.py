@@ -11,6 +11,7 @@ import typer
 from mcpx.cli import options as o
 from mcpx.cli.answers import elicitation_handler, roots_from_flags, sampling_handler
 from mcpx.cli.output import TrafficPrinter, print_result
+from mcpx.cli.recording import Record, RecordingPlan, RecordSecrets
 from mcpx.errors import ConnectError, RequestTimeoutError, RpcError, ToolError, UsageError
 from mcpx.protocol.client import Client
 from mcpx.protocol.eras import Era
@@ -103,6 +104,8 @@ def command(
     traffic: Annotated[
         bool, typer.Option("--traffic", help="Write every frame and stderr line to stderr.")
     ] = False,
+    record: Record = None,
+    record_secrets: RecordSecrets = False,
 ) -> None:
     """Connect, send one request, print its result, exit with a code scripts can trust."""
     from mcpx.cli.main import execute
@@ -137,7 +140,9 @@ def command(
             "on_sample": sampling_handler(sample),
             "roots": roots_from_flags(root),
         }
-        return _run(spec, era, connection.request_timeout, handlers, request, fmt, traffic)
+        recording = RecordingPlan.from_flags(record, record_secrets, spec, era.name)
+        run = _run(spec, era, connection.request_timeout, handlers, request, fmt, traffic, recording)
+        return recording.run(run) if recording is not None else run
 
     execute(fmt, prepare)
 
@@ -150,8 +155,11 @@ async def _run(
     request: CallRequest,
     fmt: str,
     traffic: bool,
+    recording: RecordingPlan | None = None,
 ) -> int:
     log = TrafficLog()
+    if recording is not None:
+        recording.attach(log)
     if traffic:
         log.subscribe(TrafficPrinter(log))
     client = Client(spec.open(log), era=era, timeout=timeout, **handlers)
@@ -196,7 +204,8 @@ async def _send(client: Client, request: CallRequest) -> tuple[Any, bool]:
         if arguments is not None:
             params["arguments"] = {**params.get("arguments", {}), **arguments}
         try:
-            result = await client.request(method, params)
+            # a progress token lets the server's progress restart the timeout (and shows in --traffic)
+            result = await client.request(method, params, on_progress=_ignore_progress)
         except RpcError as exc:
             raise ToolError(
                 f"tool {params.get('name')!r} failed: {exc.error_message} (JSON-RPC error {exc.error_code})",
@@ -219,6 +228,10 @@ async def _send(client: Client, request: CallRequest) -> tuple[Any, bool]:
     elif method == "logging/setLevel" and request.log_level is not None:
         params["level"] = request.log_level
     return await client.request(method, params or None), False
+
+
+def _ignore_progress(progress: float, total: float | None, message: str | None) -> None:
+    return None
 
 
 def _tool_error_message(name: str, result: Any) -> str:

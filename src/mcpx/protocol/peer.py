@@ -191,7 +191,7 @@ class Peer:
             return await pending.future
         except RequestTimeoutError:
             self._expired[rid] = method
-            if cancel_on_timeout:
+            if cancel_on_timeout and method != "initialize":  # the spec forbids cancelling initialize
                 # tell the server before the caller goes on (it may close the connection next)
                 with contextlib.suppress(McpxError, OSError):
                     await self._cancel_remote(rid, f"timed out after {pending.timeout:g} s")
@@ -332,8 +332,7 @@ class Peer:
             self._handler_tasks.add(task)
             task.add_done_callback(self._handler_tasks.discard)
         elif kind is Malformed:
-            assert isinstance(message, Malformed)
-            self._problem(event, f"malformed frame: {message.reason}")
+            assert isinstance(message, Malformed)  # already flagged by the log
             pending = self._pending.get(message.id) if message.id is not None else None
             if pending is not None and not pending.future.done():
                 pending.future.set_exception(

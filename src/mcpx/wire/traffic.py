@@ -161,9 +161,10 @@ class TrafficLog:
         self, direction: Direction, channel: Channel, decoded: Decoded, facts: dict[str, Any] | None
     ) -> TrafficEvent:
         message = decoded.message
-        event = self._append(
-            direction, channel, decoded.text, message, facts or {}, decoded.flags, notify=False
-        )
+        flags = decoded.flags
+        if isinstance(message, Malformed):
+            flags = [f"not a JSON-RPC message: {message.reason}", *flags]
+        event = self._append(direction, channel, decoded.text, message, facts or {}, flags, notify=False)
         self._link(event, message, direction)
         self._notify(event)
         return event
