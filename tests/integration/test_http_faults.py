@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from http_servers import Server, faulty_server, free_port, running
+from http_servers import Server, faulty_server, free_port, running, sdk_server
 
 import mcpx
 from mcpx.errors import AuthRequiredError, ConnectError, ProtocolError, RequestTimeoutError
@@ -214,3 +214,27 @@ async def test_auto_era_and_auto_transport_on_a_legacy_only_server(faulty: Serve
         assert client.transport.name == "http"
         assert client.protocol_version == "2025-11-25"
         assert await client.list_tools()
+
+
+async def test_legacy_sse_server_that_goes_away_fails_requests_at_once() -> None:
+    """The HTTP+SSE stream is the session: when the server dies, pending and later requests fail with
+    the reason instead of hanging."""
+    with running(sdk_server("--sse")) as (sse,):
+        async with connect(sse.url("/sse"), transport="sse", timeout=None) as client:
+            assert await client.list_tools()
+            sse.stop()
+            started = time.monotonic()
+            with pytest.raises(ConnectError, match=r"event stream|cannot reach|broke"):
+                await client.call_tool("echo", {"text": "anyone?"})
+            assert time.monotonic() - started < 5
+
+
+async def test_a_probe_refused_with_a_bare_400_falls_back_to_the_handshake(faulty: Server) -> None:
+    """A 400 without a JSON-RPC body to the modern probe is no evidence of an era, and no reason to leave
+    Streamable HTTP either: the handshake follows on the same transport."""
+    log = TrafficLog()
+    async with mcpx.connect(faulty.url("/bare400/mcp"), traffic=log, timeout=10) as client:
+        assert client.transport.name == "http"
+        assert client.protocol_version == "2025-11-25"
+        assert await client.list_tools()
+    assert not facts(log, "transport-fallback")

@@ -16,6 +16,7 @@ Every scenario is a minimal legacy-era MCP server (initialize, tools/list, tools
     /plain/mcp      tools/call answers 200 text/plain
     /slow/mcp       tools/call sends its headers after 3 s
     /loop/mcp       every POST redirects (307) to itself
+    /bare400/mcp    a request without a session (the modern probe) gets 400 with an empty body
 
 Test hooks: `GET /_seen` lists every request made (method, path, headers), `POST /_forget` makes the
 server forget every session (the next request carrying one gets 404), `POST /_reset` clears both.
@@ -200,6 +201,9 @@ class Handler(BaseHTTPRequestHandler):
             self._reply(200, rpc(rid, result).encode(), Mcp_Session_Id=session)
             return
         session = self.headers.get("Mcp-Session-Id")
+        if session is None and scenario == "bare400":
+            self._reply(400, b"", "text/plain")
+            return
         if session is None:
             self._reply(
                 400,

@@ -180,7 +180,7 @@ class SseTransport:
         except McpxError as exc:
             error = exc
         except httpx.HTTPError as exc:
-            error = reach_error(exc, self.url, "reading the event stream")
+            error = reach_error(exc, self.url, "")
         self._ended = error
         if not ready.done():
             ready.set_exception(error)

@@ -1,0 +1,95 @@
+"""The httpx tap and the small HTTP helpers: masking, facts, URL checks, reading errors."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from mcpx.errors import UsageError
+from mcpx.transports.http_common import answers, check_url, reach_error
+from mcpx.transports.spec import ServerSpec
+from mcpx.transports.tap import TrafficTap, mask_headers, mask_value, secret_names
+from mcpx.wire import ErrorResponse, Notification, Response, TrafficLog
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("Bearer abcdefghijklmnop1a2b", "Bearer ••••1a2b"),
+        ("Bearer short", "Bearer ••••"),
+        ("sessionid=0123456789abcdef", "••••cdef"),
+        ("", "••••"),
+    ],
+)
+def test_mask_value(value: str, shown: str) -> None:
+    assert mask_value(value) == shown
+
+
+def test_mask_headers_covers_the_usual_secrets_and_named_ones() -> None:
+    headers = httpx.Headers(
+        [
+            ("Authorization", "Bearer abcdefghijklmnop1a2b"),
+            ("Cookie", "a=1"),
+            ("X-Api-Key", "key-0123456789abcd"),
+            ("X-Plain", "visible"),
+        ]
+    )
+    masked = mask_headers(headers, secret_names(["X-Api-Key"]))
+    assert masked == {
+        "authorization": "Bearer ••••1a2b",
+        "cookie": "••••",
+        "x-api-key": "••••abcd",
+        "x-plain": "visible",
+    }
+
+
+async def test_tap_logs_each_hop_and_when_an_event_stream_closes() -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/old":
+            return httpx.Response(307, headers={"Location": "/new"})
+        return httpx.Response(200, headers={"Content-Type": "text/event-stream"}, content=b"data: {}\n\n")
+
+    log = TrafficLog()
+    tap = TrafficTap(httpx.MockTransport(answer), log, secret_names(["X-Secret"]))
+    async with httpx.AsyncClient(transport=tap, follow_redirects=True) as client:
+        response = await client.post(
+            "http://server.test/old", content=b"{}", headers={"X-Secret": "hunter2-hunter2"}
+        )
+        assert response.status_code == 200
+    facts = [e.facts for e in log]
+    assert [f["event"] for f in facts] == [
+        "http-request",
+        "http-response",
+        "http-request",
+        "http-response",
+        "stream-closed",
+    ]
+    assert facts[0]["bytes"] == 2 and facts[2]["bytes"] == 2  # the redirected request keeps its body
+    assert facts[0]["headers"]["x-secret"] == "••••ter2"
+    assert facts[1]["status"] == 307 and facts[3]["stream"] is True
+    assert facts[4]["bytes"] == len(b"data: {}\n\n") and facts[4]["by"] == "server"
+
+
+def test_bad_urls_are_one_sentence() -> None:
+    with pytest.raises(UsageError, match="not an http:// or https:// URL with a host"):
+        ServerSpec(url="http://").open(TrafficLog())
+    with pytest.raises(UsageError, match="is a URL: use --transport http, sse or auto"):
+        ServerSpec(url="http://127.0.0.1/mcp", transport="stdio").open(TrafficLog())
+    assert check_url("https://example.com/mcp") == "https://example.com/mcp"
+
+
+def test_answers_matches_id_and_type() -> None:
+    assert answers(Response(1, {}), 1)
+    assert answers(ErrorResponse(1, -1, "x"), 1)
+    assert not answers(Response("1", {}), 1)
+    assert not answers(Notification("n"), 1)
+    assert not answers(Response(1, {}), None)
+
+
+def test_reach_error_names_timeouts_and_redirects() -> None:
+    url = "http://127.0.0.1:9/mcp"
+    assert (
+        "stopped answering while tools/list" in reach_error(httpx.ReadTimeout("x"), url, "tools/list").message
+    )
+    redirects = reach_error(httpx.TooManyRedirects("x"), url, "").message
+    assert "redirected more than 5 times" in redirects
