@@ -24,6 +24,7 @@ import httpx
 from mcpx.errors import ConnectError, McpxError, ProtocolError, RpcError, SessionExpiredError
 from mcpx.transports.http_common import (
     DEFAULT_TIMEOUT,
+    HANDOVER_TIMEOUT,
     JSON_TYPES,
     Inbox,
     answers,
@@ -166,7 +167,13 @@ class HttpTransport(EventStreams):
         had_session = self.session_id
         headers = self._headers(POST_ACCEPT, content=True)
         first_contact = not self._contacted
-        async with client.stream("POST", self.url, content=text.encode("utf-8"), headers=headers) as response:
+        # a request's reply may take as long as the tool (the peer's timer bounds it); a notification or an
+        # answer is only handed over, and a server that holds on to it must not hold up the caller
+        timeout = self._timeout if rid is not None else HANDOVER_TIMEOUT
+        content = text.encode("utf-8")
+        async with client.stream(
+            "POST", self.url, content=content, headers=headers, timeout=timeout
+        ) as response:
             self._contacted = True
             status = response.status_code
             if not 200 <= status < 300:

@@ -30,6 +30,9 @@ from mcpx.wire import (
 # Connecting gets a bound; reading does not, since an answer may wait on a tool that runs for minutes or on
 # a human (the request's own timeout, kept by the peer, is the bound that matters there).
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=None, write=30.0, pool=None)
+# A POST that only hands a message over (a notification, an answer, anything on HTTP+SSE) should be
+# accepted at once; a server that holds on to one must not hold up the caller.
+HANDOVER_TIMEOUT = httpx.Timeout(connect=10.0, read=30.0, write=30.0, pool=30.0)
 MAX_REDIRECTS = 5
 PREVIEW_BYTES = 2048
 JSON_TYPES = ("application/json",)

@@ -20,6 +20,7 @@ from httpx_sse import EventSource
 from mcpx.errors import ConnectError, McpxError, ProtocolError
 from mcpx.transports.http_common import (
     DEFAULT_TIMEOUT,
+    HANDOVER_TIMEOUT,
     Inbox,
     client_for,
     content_type,
@@ -31,10 +32,6 @@ from mcpx.transports.http_common import (
 )
 from mcpx.transports.tap import is_event_stream
 from mcpx.wire import Message, Request, TrafficEvent, TrafficLog
-
-# A POST here is only handed over (the answer comes on the stream), so it gets a read bound of its own:
-# some servers never answer a POST for a session they do not know (server-everything among them).
-POST_TIMEOUT = httpx.Timeout(connect=10.0, read=30.0, write=30.0, pool=30.0)
 
 
 class SseTransport:
@@ -141,7 +138,7 @@ class SseTransport:
         headers = merged_headers({"Content-Type": "application/json", "Accept": "*/*"}, self.headers)
         try:
             response = await client.post(
-                endpoint, content=text.encode("utf-8"), headers=headers, timeout=POST_TIMEOUT
+                endpoint, content=text.encode("utf-8"), headers=headers, timeout=HANDOVER_TIMEOUT
             )
         except httpx.HTTPError as exc:
             raise reach_error(exc, endpoint, doing) from None

@@ -1,0 +1,86 @@
+"""`mcpx demo`: the inspector on the demo server that ships inside mcpx (`python -m mcpx.demo`).
+
+It opens the TUI when this build has one (`mcpx.tui.app.run_inspect`); until then it connects with the
+client and prints what the demo server offers, so the command is useful from the first day.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+
+from mcpx.errors import UsageError
+from mcpx.transports.spec import ServerSpec
+
+
+def demo_spec(misbehave: str | None = None) -> ServerSpec:
+    """How to start the demo server: this very Python, so it works in any venv or pipx install."""
+    command = [sys.executable, "-m", "mcpx.demo"]
+    if misbehave:
+        command += ["--misbehave", misbehave]
+    return ServerSpec(
+        command=command, name="mcpx demo" + (f" (misbehaving: {misbehave})" if misbehave else "")
+    )
+
+
+def _inspector() -> Callable[..., int] | None:
+    """The TUI's entry point, when this build has it (imported only here: Textual is slow to import)."""
+    try:
+        from mcpx.tui import app
+    except ImportError:
+        return None
+    run = getattr(app, "run_inspect", None)
+    return run if callable(run) else None
+
+
+def command(
+    misbehave: Annotated[
+        str | None,
+        typer.Option(
+            "--misbehave",
+            metavar="MODE",
+            help="Make the demo server break a rule on purpose: garbage, crash, hang, slow-start, "
+            "unknown-ids or huge.",
+        ),
+    ] = None,
+) -> None:
+    """Open the inspector on a demo server that shows every MCP feature (both protocol eras)."""
+    from mcpx.cli.main import execute
+    from mcpx.demo.misbehave import MODES
+
+    if misbehave is not None and misbehave not in MODES:
+        choices = ", ".join(MODES)
+        execute("text", lambda: _refuse(f"--misbehave must be one of {choices}, not {misbehave!r}"))
+    spec = demo_spec(misbehave)
+    run_inspect = _inspector()
+    if run_inspect is not None:
+        raise typer.Exit(run_inspect(spec))
+    execute("text", lambda: _print_catalogue(spec))
+
+
+def _refuse(message: str) -> Any:
+    raise UsageError(message)
+
+
+async def _print_catalogue(spec: ServerSpec) -> int:
+    from mcpx.protocol.connect import connect
+
+    async with connect(spec, protocol_era="legacy") as client:
+        tools = await client.list_tools()
+        resources = await client.list_resources()
+        prompts = await client.list_prompts()
+        typer.echo(
+            f"The demo server ({client.server_info.title or client.server_info.name} "
+            f"{client.server_info.version}) is up; this build of mcpx has no inspector screen yet, so "
+            f"here is what it offers. Try: mcpx call '{' '.join(spec.command or [])}' --method tools/call "
+            "--tool-name echo --tool-arg text=hello"
+        )
+        typer.echo(f"\n{len(tools)} tools:")
+        for tool in tools:
+            typer.echo(f"  {tool.name:<20} {tool.title or ''}")
+        typer.echo(f"{len(resources)} resources: {', '.join(r.uri for r in resources)}")
+        typer.echo(f"{len(prompts)} prompts: {', '.join(p.name for p in prompts)}")
+    return 0
