@@ -164,7 +164,8 @@ def test_progress_notifications_reach_the_traffic(era: str) -> None:
     assert text_of(proc.result()) == "counted to 3"
     progress = [line for line in proc.traffic() if " ← " in line and "notifications/progress" in line]
     assert len(progress) == 3, f"expected three progress notifications in --traffic\n{proc}"
-    assert '"message":"step 3 of 3"' in progress[-1].replace(" ", "")
+    last = json.loads(progress[-1].split(" ← ", 1)[1])
+    assert last["params"]["message"] == "step 3 of 3" and last["params"]["progress"] == 3
 
 
 @pytest.mark.parametrize("era", ERAS)
