@@ -34,6 +34,7 @@ _SERVER_CONTEXT = {"allow_interspersed_args": True}
 app.command("call", context_settings=_SERVER_CONTEXT)(call.command)
 app.command("demo")(__import__("mcpx.cli.demo", fromlist=["command"]).command)
 app.command("doctor", context_settings=_SERVER_CONTEXT)(doctor.command)
+app.command("check", context_settings=_SERVER_CONTEXT)(__import__("mcpx.cli.check").cli.check.command)
 app.command("inspect", context_settings=_SERVER_CONTEXT)(inspect.command)
 
 

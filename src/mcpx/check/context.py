@@ -1,0 +1,358 @@
+"""What a check can reach: the server's connections (per era, revived when a check kills the server, fresh
+processes on demand), the catalogues walked once and shared, and the results of calling tools.
+
+The run has one main connection, opened as `--protocol-era` says (auto: modern when the server speaks it).
+The other era gets its own connection, on its own process, when a check of that era needs it; a check that
+needs a server nobody has spoken to yet (requests before `initialize`) gets a fresh process. Each
+connection has its own traffic log, labelled, so findings point at `label#seq`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcpx.check.model import Check, ExchangeRef, Skip
+from mcpx.check.session import Reply, Session
+from mcpx.errors import McpxError, RpcError
+from mcpx.protocol.auto import AutoEra
+from mcpx.protocol.client import Client
+from mcpx.protocol.eras import Era, LegacyEra
+from mcpx.protocol.modern import ModernEra, is_modern_evidence
+from mcpx.protocol.peer import Peer
+from mcpx.transports.spec import ServerSpec
+from mcpx.wire import TrafficLog
+
+#: catalogue name → (list method, key of the items, capability that announces it, key of an item)
+CATALOGUES: dict[str, tuple[str, str, str, str]] = {
+    "tools": ("tools/list", "tools", "tools", "name"),
+    "resources": ("resources/list", "resources", "resources", "uri"),
+    "resourceTemplates": ("resources/templates/list", "resourceTemplates", "resources", "uriTemplate"),
+    "prompts": ("prompts/list", "prompts", "prompts", "name"),
+}
+MAX_PAGES = 1000
+
+
+@dataclass(slots=True)
+class CheckOptions:
+    call_tools: bool = False
+    all_tools: bool = False
+    #: seconds to wait for each answer
+    timeout: float = 10.0
+    #: seconds to listen for frames that must not come (a reply to a notification, a late answer)
+    quiet: float = 0.3
+    protocol_era: str = "auto"
+    #: how long auto waits for server/discover before it takes the server for legacy (None: `timeout`). A
+    #: check is not in a hurry, and a slow-starting dual-era server must not pass for legacy
+    probe_timeout: float | None = None
+    #: seconds each tool call may take in all, progress or not (None: `timeout`)
+    tool_timeout: float | None = None
+    #: at most this many resources are read
+    max_reads: int = 25
+
+
+@dataclass(slots=True)
+class Catalogue:
+    """One list walked page by page on the main connection."""
+
+    name: str
+    method: str
+    advertised: bool
+    items: list[Any] = field(default_factory=list)
+    pages: list[Reply] = field(default_factory=list)
+    #: what was wrong with the walk: (sentence, the page that shows it)
+    problems: list[tuple[str, ExchangeRef]] = field(default_factory=list)
+    #: the page request that failed, if one did
+    failed: Reply | None = None
+
+    @property
+    def ref(self) -> ExchangeRef | None:
+        if not self.pages:
+            return None
+        seqs = tuple(s for page in self.pages for s in page.ref.seqs)
+        return ExchangeRef(self.pages[0].session.label, seqs)
+
+    @property
+    def keys(self) -> list[str]:
+        key = CATALOGUES[self.name][3]
+        return [str(item.get(key)) if isinstance(item, dict) else repr(item) for item in self.items]
+
+
+class CheckContext:
+    def __init__(self, spec: ServerSpec, options: CheckOptions | None = None) -> None:
+        self.spec = spec
+        self.options = options or CheckOptions()
+        #: every connection the run opened, by label, in order (their logs are the evidence)
+        self.sessions: dict[str, Session] = {}
+        self.main: Session | None = None
+        self._by_era: dict[str, Session] = {}
+        self._era_missing: dict[str, str] = {}
+        self._fresh: list[Session] = []
+        #: processes started ahead of need: bare ones for `fresh()`, and the other era's connection
+        self._pool: list[Session] = []
+        self._spare_era: dict[str, Session] = {}
+        self._closing: set[asyncio.Future[None]] = set()
+        self._catalogues: dict[str, Catalogue] = {}
+        self._tool_runs: Any = None
+        self.current: Check | None = None
+        #: sentences for the report's header (era verdicts, restarts)
+        self.notes: list[str] = []
+
+    # -- connections -------------------------------------------------------------------------------------
+    def _era(self, name: str) -> Era:
+        if name == "legacy":
+            return LegacyEra()
+        if name == "modern":
+            return ModernEra()
+        probe = self.options.probe_timeout or self.options.timeout
+        return AutoEra(probe_timeout=probe, cache=None)
+
+    def _client(self, label: str, era: Era) -> Session:
+        log = TrafficLog()
+        client = Client(self.spec.open(log), era=era, timeout=self.options.timeout)
+        return Session(label, log, client.peer, client, timeout=self.options.timeout)
+
+    async def _connect(self, session: Session) -> Session:
+        """Open a session made by `_client` (its process may already run), registering it under its label."""
+        client = session.client
+        assert client is not None
+        self.sessions[session.label] = session
+        try:
+            if session.extra.get("started"):  # spawned ahead: only the handshake (or discover) is left
+                client.opened = await client.era.open(client.peer, client.identity, self.options.timeout)
+                for note in client.opened.notes:
+                    session.log.info(note, "protocol")
+            else:
+                await client.connect()
+        except BaseException:
+            await session.close()
+            raise
+        assert client.opened is not None
+        session.era, session.version = client.opened.era, client.opened.protocol_version
+        return session
+
+    async def _start(self, session: Session) -> Session:
+        """Spawn a session's server now, so its start-up overlaps with other work."""
+        await session.peer.start()
+        session.extra["started"] = True
+        return session
+
+    async def open(self, checks: list[Check] | None = None) -> Session:
+        """Open the main connection (raises the connection's error when the server cannot be reached).
+
+        The processes the selected checks will need (a connection of the other era, fresh processes) are
+        started as soon as it is open, so they start up while the first checks run.
+        """
+        wanted = self.options.protocol_era
+        checks = checks or []
+        main = await self._open_main(wanted)
+        # the main connection is named after its era, so findings read "modern#12"
+        main.label = main.era
+        self.sessions = {(main.label if s is main else k): s for k, s in self.sessions.items()}
+        self.main = self._by_era[main.era] = main
+        other = "legacy" if main.era == "modern" else "modern"
+        if wanted != "auto":
+            self._era_missing[other] = f"--protocol-era {wanted} was given, so the {other} era is not checked"
+        elif main.era == "legacy":
+            self._era_missing["modern"] = (
+                f"the server does not speak the modern era ({self._probe_reason(main)})"
+            )
+        wanted_eras = {c.era for c in checks if c.era != "any" and c.era not in self._era_missing}
+        try:
+            if "legacy" in wanted_eras and main.era == "modern":
+                self._spare_era["legacy"] = await self._start(self._client("legacy", LegacyEra()))
+            for _ in range(sum(c.fresh for c in checks if c.era == "any" or c.era in wanted_eras)):
+                self._pool.append(await self._start(self._bare("fresh")))
+        except McpxError:
+            pass  # a server that cannot be started twice shows up when it is needed
+        return main
+
+    async def _open_main(self, wanted: str) -> Session:
+        main = self._client("main", self._era(wanted))
+        try:
+            return await self._connect(main)
+        except RpcError as exc:
+            # auto gave up on server/discover and fell back to initialize, but the answer came late and the
+            # server is modern after all (it refuses initialize with -32022): open it as modern
+            if wanted != "auto" or not is_modern_evidence(exc):
+                raise
+        main = self._client("main", ModernEra())
+        main.log.info(
+            "era: modern — the server refused initialize with -32022 after a late server/discover", "protocol"
+        )
+        return await self._connect(main)
+
+    def _probe_reason(self, session: Session) -> str:
+        for event in session.log:
+            if event.direction == "info" and event.raw.startswith("era: legacy — "):
+                return event.raw.removeprefix("era: legacy — ").split("; using")[0]
+        return "it did not answer server/discover"
+
+    async def session(self, era: str) -> Session:
+        """The connection of that era (opened on first use, revived if the server died); `Skip` when the
+        server does not speak it."""
+        if era in self._era_missing:
+            raise Skip(self._era_missing[era])
+        session = self._by_era.get(era)
+        if session is None:
+            try:
+                spare = self._spare_era.pop(era) if era in self._spare_era else None
+                session = await self._connect(spare or self._client(era, self._era(era)))
+            except McpxError as exc:
+                first = exc.message.split("\n")[0]
+                self._era_missing[era] = f"the server does not speak the {era} era ({first})"
+                raise Skip(self._era_missing[era]) from None
+            self._by_era[era] = session
+        return await self._alive(session)
+
+    async def main_session(self) -> Session:
+        assert self.main is not None, "open() first"
+        return await self._alive(self.main)
+
+    async def _alive(self, session: Session) -> Session:
+        if session.alive:
+            return session
+        if session.extra.get("gone"):
+            raise Skip(f"the server could not be started again ({session.extra['gone']})")
+        await self.revive(session)
+        return session
+
+    async def revive(self, session: Session) -> None:
+        """Start a dead connection's server again and reopen it in the same era (same log, ids go on)."""
+        client = session.client
+        assert client is not None
+        session.extra.pop("noticed", None)
+        session.log.info("mcpx check: starting the server again for the next checks", "process")
+        try:
+            await client.peer.restart()
+            client.opened = await client.era.open(client.peer, client.identity, self.options.timeout)
+        except McpxError as exc:
+            session.extra["gone"] = exc.message.split("\n")[0]
+            raise Skip(f"the server could not be started again ({session.extra['gone']})") from None
+
+    def dead_sessions(self) -> list[Session]:
+        """Era connections whose server has died since it was last noticed (each is told once)."""
+        dead = [s for s in self._by_era.values() if not s.alive and not s.extra.get("gone")]
+        return [s for s in dead if not s.extra.get("noticed")]
+
+    async def fresh(self, label: str | None = None) -> Session:
+        """A new server process nobody has spoken to: a bare peer, no handshake, no envelope."""
+        base = label or (self.current.id if self.current else "fresh")
+        name, n = base, 1
+        while name in self.sessions:
+            n += 1
+            name = f"{base}-{n}"
+        session = self._pool.pop(0) if self._pool else await self._start(self._bare(name))
+        session.label = name
+        self.sessions[name] = session
+        self._fresh.append(session)
+        return session
+
+    def _bare(self, label: str) -> Session:
+        log = TrafficLog()
+        return Session(
+            label, log, Peer(self.spec.open(log), timeout=self.options.timeout), timeout=self.options.timeout
+        )
+
+    async def close_fresh(self) -> None:
+        """Stop the fresh processes of the check that just ran (in the background: nobody waits for them)."""
+        while self._fresh:
+            session = self._fresh.pop()
+            task = asyncio.ensure_future(session.close())
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+
+    async def close(self) -> None:
+        await self.close_fresh()
+        sessions = [*self.sessions.values(), *self._pool, *self._spare_era.values()]
+        await asyncio.gather(*(s.close() for s in sessions), *self._closing, return_exceptions=True)
+
+    # -- shared work -----------------------------------------------------------------------------------
+    async def harmless(self, session: Session) -> Reply:
+        """A request every server of the session's era answers: ping (legacy), server/discover (modern)."""
+        method = "server/discover" if session.era == "modern" else "ping"
+        return await session.ask(method)
+
+    def advertised(self, capability: str) -> bool:
+        assert self.main is not None and self.main.client is not None
+        return capability in self.main.client.server_capabilities
+
+    async def catalogue(self, name: str) -> Catalogue:
+        """The list walked once on the main connection (page by page, each exchange kept)."""
+        if name not in self._catalogues:
+            self._catalogues[name] = await self.walk(name)
+        return self._catalogues[name]
+
+    async def walk(self, name: str) -> Catalogue:
+        method, key, capability, _ = CATALOGUES[name]
+        catalogue = Catalogue(name, method, self.advertised(capability))
+        if not catalogue.advertised:
+            return catalogue
+        session = await self.main_session()
+        cursor: Any = None
+        seen: set[str] = set()
+        for _ in range(MAX_PAGES):
+            page = await session.ask(method, {"cursor": cursor} if cursor is not None else None)
+            catalogue.pages.append(page)
+            if not page.ok:
+                catalogue.failed = page
+                return catalogue
+            result = page.result
+            if not isinstance(result, dict):
+                catalogue.problems.append(
+                    (f"{method} answered {type(result).__name__}, not an object", page.ref)
+                )
+                return catalogue
+            items = result.get(key)
+            if not isinstance(items, list):
+                catalogue.problems.append((f"{method} result has no {key!r} array", page.ref))
+            else:
+                catalogue.items.extend(items)
+            cursor = result.get("nextCursor")
+            if cursor is None:
+                return catalogue
+            if not isinstance(cursor, str):
+                catalogue.problems.append((f"nextCursor is {type(cursor).__name__}, not a string", page.ref))
+                return catalogue
+            if cursor in seen:
+                catalogue.problems.append(
+                    (f"nextCursor {cursor!r} came back again: the pages loop", page.ref)
+                )
+                return catalogue
+            seen.add(cursor)
+        catalogue.problems.append(
+            (f"{method} still had a nextCursor after {MAX_PAGES} pages", catalogue.pages[-1].ref)
+        )
+        return catalogue
+
+    async def tools(self) -> list[dict[str, Any]]:
+        """The main connection's tools (objects only), or `Skip` when there are none to look at."""
+        catalogue = await self.catalogue("tools")
+        if not catalogue.advertised:
+            raise Skip("the server does not advertise the tools capability")
+        if catalogue.failed is not None:
+            raise Skip(f"tools/list failed ({catalogue.failed.describe()}); see catalogue.lists")
+        tools = [t for t in catalogue.items if isinstance(t, dict)]
+        if not tools:
+            raise Skip("the server lists no tools")
+        return tools
+
+    async def tool_runs(self) -> Any:
+        """Each eligible tool called once with arguments generated from its schema (shared by checks)."""
+        if not self.options.call_tools:
+            raise Skip("calls tools: run with --call-tools (read-only tools) or --all-tools")
+        if self._tool_runs is None:
+            from mcpx.check.calls import call_tools
+
+            self._tool_runs = await call_tools(self, await self.tools())
+        return self._tool_runs
+
+    def logs(self) -> dict[str, TrafficLog]:
+        return {label: session.log for label, session in self.sessions.items()}
+
+
+async def close_quietly(session: Session) -> None:
+    with contextlib.suppress(McpxError, OSError):
+        await session.close()

@@ -1,0 +1,207 @@
+"""What a conformance check is, what it finds, and the registry that holds them all.
+
+A `Check` is a small unit of data plus one coroutine: an id (`group.name`), a title, the spec rule it comes
+from (quoted, with where it is written), how binding the rule is (MUST → a violation fails, SHOULD → it
+warns), which era's connection it needs and whether it calls tools. Its coroutine returns an `Outcome`:
+the rule held, the rule was broken, or the check could not apply (`Skip`, never counted as a pass) — each
+with the exchanges in the traffic log that show it. The CLI, the JSON and JUnit reports and (later) the
+TUI's Check view all read the same `CheckResult`s, and the HTTP checks register themselves the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from mcpx.check.context import CheckContext
+
+Level = Literal["MUST", "SHOULD"]
+Status = Literal["pass", "fail", "warn", "skip"]
+Group = Literal["jsonrpc", "lifecycle", "catalogue", "behaviour", "http"]
+#: "any": runs on the main connection, whatever its era; "legacy"/"modern": needs a connection of that era
+EraNeed = Literal["any", "legacy", "modern"]
+
+GROUP_TITLES: dict[str, str] = {
+    "jsonrpc": "JSON-RPC hygiene",
+    "lifecycle": "Lifecycle",
+    "catalogue": "Catalogues",
+    "behaviour": "Behaviour",
+    "http": "HTTP",
+}
+#: id prefixes that name an era rather than a group
+_GROUP_OF_PREFIX = {"legacy": "lifecycle", "modern": "lifecycle"}
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeRef:
+    """Traffic events that show a finding: which connection's log, and the sequence numbers in it."""
+
+    log: str
+    seqs: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"log": self.log, "seq": list(self.seqs)}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a check's coroutine found. `held` is None for a skip."""
+
+    held: bool | None
+    detail: str
+    exchanges: tuple[ExchangeRef, ...] = ()
+
+
+def held(detail: str, *exchanges: ExchangeRef | None) -> Outcome:
+    return Outcome(True, detail, tuple(e for e in exchanges if e is not None and e.seqs))
+
+
+def broken(detail: str, *exchanges: ExchangeRef | None) -> Outcome:
+    return Outcome(False, detail, tuple(e for e in exchanges if e is not None and e.seqs))
+
+
+class Skip(Exception):
+    """Raised (or returned via `skipped`) when a check cannot apply; the reason is shown to the user."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def skipped(reason: str) -> Outcome:
+    return Outcome(None, reason)
+
+
+Runner = Callable[["CheckContext"], Awaitable[Outcome]]
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    id: str
+    title: str
+    level: Level
+    #: the rule, quoted from where it is written
+    rule: str
+    #: where the rule is written (a spec page, JSON-RPC 2.0, an RFC)
+    source: str
+    run: Runner
+    era: EraNeed = "any"
+    #: calls tools, so runs only with --call-tools
+    calls_tools: bool = False
+    #: runs after every other check (it sweeps the traffic the others made)
+    final: bool = False
+    transports: frozenset[str] = frozenset({"stdio", "http"})
+    #: how many fresh server processes it asks for (started ahead, side by side with the others)
+    fresh: int = 0
+
+    @property
+    def group(self) -> str:
+        prefix = self.id.split(".", 1)[0]
+        return _GROUP_OF_PREFIX.get(prefix, prefix)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "group": self.group,
+            "level": self.level,
+            "rule": self.rule,
+            "source": self.source,
+            "era": self.era,
+            "calls_tools": self.calls_tools,
+        }
+
+
+@dataclass(slots=True)
+class CheckResult:
+    check: Check
+    status: Status
+    detail: str
+    exchanges: tuple[ExchangeRef, ...] = ()
+    #: which era's connection the check ran on ("" when it did not run)
+    era: str = ""
+    took: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.check.id
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.check.to_json(),
+            "status": self.status,
+            "detail": self.detail,
+            "ran_in_era": self.era or None,
+            "took_ms": round(self.took * 1000),
+            "exchange": [e.to_json() for e in self.exchanges],
+            "notes": self.notes,
+        }
+
+
+def status_of(check: Check, outcome: Outcome) -> Status:
+    """The level decides what a broken rule costs: MUST fails, SHOULD warns."""
+    if outcome.held is None:
+        return "skip"
+    if outcome.held:
+        return "pass"
+    return "fail" if check.level == "MUST" else "warn"
+
+
+_REGISTRY: dict[str, Check] = {}
+
+
+def check(
+    id: str,
+    title: str,
+    *,
+    level: Level,
+    rule: str,
+    source: str,
+    era: EraNeed = "any",
+    calls_tools: bool = False,
+    final: bool = False,
+    transports: Iterable[str] = ("stdio", "http"),
+    fresh: int = 0,
+) -> Callable[[Runner], Runner]:
+    """Register the decorated coroutine as a check (ids are unique; registering twice replaces)."""
+
+    def register(run: Runner) -> Runner:
+        _REGISTRY[id] = Check(
+            id,
+            title,
+            level,
+            " ".join(rule.split()),
+            source,
+            run,
+            era,
+            calls_tools,
+            final,
+            frozenset(transports),
+            fresh,
+        )
+        return run
+
+    return register
+
+
+def all_checks() -> list[Check]:
+    """Every registered check, in report order (groups in their order, then registration order)."""
+    from mcpx.check import behaviour, catalogue, hygiene, lifecycle  # noqa: F401 - they register
+
+    order = list(GROUP_TITLES)
+    checks = list(_REGISTRY.values())
+    return sorted(checks, key=lambda c: order.index(c.group) if c.group in order else len(order))
+
+
+def select(checks: list[Check], only: Iterable[str] = (), skip: Iterable[str] = ()) -> list[Check]:
+    """Keep the checks named by `only` (ids or id prefixes such as `jsonrpc` or `catalogue.tool`) and drop
+    those named by `skip`."""
+    only, skip = list(only), list(skip)
+
+    def named(check: Check, names: list[str]) -> bool:
+        return any(check.id.startswith(n) or check.group == n for n in names)
+
+    return [c for c in checks if (not only or named(c, only)) and not named(c, skip)]

@@ -1,0 +1,207 @@
+"""`mcpx check`: is my server right? Protocol checks, each with its rule, its level and the exchange."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Coroutine
+from typing import Annotated, Any, TextIO
+
+import typer
+
+from mcpx.cli import options as o
+from mcpx.errors import ConnectError, RequestTimeoutError, UsageError
+
+_MARKS = {"pass": "✓", "fail": "✗", "warn": "!", "skip": "-"}
+_WORDS = {"pass": "pass", "fail": "FAIL", "warn": "warn", "skip": "skipped"}
+_COLOURS = {"pass": "32", "fail": "31;1", "warn": "33", "skip": "2"}
+FRAME_WIDTH = 600
+
+
+def command(
+    target: o.Target = None,
+    server_args: o.ServerArgs = None,
+    call_tools: Annotated[
+        bool,
+        typer.Option(
+            "--call-tools", help="Also call tools annotated readOnlyHint (calls can change things)."
+        ),
+    ] = False,
+    all_tools: Annotated[
+        bool, typer.Option("--all-tools", help="Call every tool, read-only or not.")
+    ] = False,
+    tool_timeout: Annotated[
+        float | None,
+        typer.Option("--tool-timeout", help="Seconds each tool call may take in all (default: --timeout)."),
+    ] = None,
+    only: Annotated[
+        list[str] | None, typer.Option("--only", help="Run only these checks (ids, id prefixes or groups).")
+    ] = None,
+    skip: Annotated[list[str] | None, typer.Option("--skip", help="Leave these checks out.")] = None,
+    list_checks: Annotated[bool, typer.Option("--list", help="List the checks and exit.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", "-v", help="Show the rule and the exchange of each failure and warning."),
+    ] = False,
+    junit: Annotated[
+        str | None, typer.Option("--junit", help="Also write a JUnit XML report to FILE.")
+    ] = None,
+    env: o.Env = None,
+    cwd: o.Cwd = None,
+    header: o.Header = None,
+    transport: o.TransportOpt = "auto",
+    config: o.Config = None,
+    server: o.Server = None,
+    timeout: o.Timeout = 10.0,
+    protocol_era: o.EraOpt = "auto",
+    probe_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--probe-timeout",
+            help="Seconds auto waits for server/discover before legacy (default: --timeout).",
+        ),
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+) -> None:
+    """Run protocol checks against a server: pass / fail / warn / skipped, exit 6 when one fails."""
+    from mcpx.cli.main import execute
+
+    connection = o.ConnectionOptions(
+        target, server_args or [], env or [], cwd, header or [], transport, config, server,
+        timeout, protocol_era, None, probe_timeout or 0.0,
+    )  # fmt: skip
+
+    def prepare() -> Coroutine[Any, Any, int]:
+        if fmt not in ("text", "json"):
+            raise UsageError(f"--format must be text or json, not {fmt!r}")
+        if protocol_era not in ("auto", "legacy", "modern"):
+            raise UsageError(f"--protocol-era must be legacy, auto or modern, not {protocol_era!r}")
+        if list_checks:
+            return _list(fmt)
+        from mcpx.check.context import CheckOptions
+
+        spec = connection.spec()
+        if junit:
+            _write(junit, "")  # a path that cannot be written fails now, before any server starts
+        if spec.url is not None:
+            raise UsageError(
+                "mcpx check runs against stdio servers for now; HTTP checks come with the HTTP transports"
+            )
+        request_timeout = connection.request_timeout or 10.0
+        options = CheckOptions(
+            call_tools=call_tools or all_tools,
+            all_tools=all_tools,
+            timeout=request_timeout,
+            tool_timeout=tool_timeout,
+            protocol_era=protocol_era,
+            probe_timeout=probe_timeout,
+        )
+        return _run(spec, options, only or [], skip or [], fmt, verbose, junit)
+
+    execute(fmt, prepare)
+
+
+async def _list(fmt: str) -> int:
+    from mcpx.check.model import all_checks
+
+    checks = all_checks()
+    if fmt == "json":
+        sys.stdout.write(json.dumps([c.to_json() for c in checks], ensure_ascii=False) + "\n")
+        return 0
+    for c in checks:
+        extra = " (--call-tools)" if c.calls_tools else ""
+        sys.stdout.write(f"{c.id:<36} {c.level:<6} {c.title}{extra}\n")
+    return 0
+
+
+async def _run(
+    spec: Any, options: Any, only: list[str], skip: list[str], fmt: str, verbose: bool, junit: str | None
+) -> int:
+    from mcpx.check.runner import run_checks
+
+    try:
+        report = await run_checks(spec, options, only=_split(only), skip=_split(skip))
+    except (ConnectError, RequestTimeoutError) as exc:
+        exc.message += f"\n(run `mcpx doctor {spec.label}` to walk the connection step by step)"
+        raise
+    if junit:
+        _write(junit, report.junit())
+    if fmt == "json":
+        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+    else:
+        render(report, sys.stdout, verbose=verbose, colour=_colour(sys.stdout))
+    sys.stdout.flush()
+    return report.exit_code
+
+
+def _write(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write the JUnit report to {path!r}: {exc.strerror or exc}") from None
+
+
+def _split(names: list[str]) -> list[str]:
+    return [n.strip() for name in names for n in name.split(",") if n.strip()]
+
+
+def _colour(stream: TextIO) -> bool:
+    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+def render(report: Any, out: TextIO, *, verbose: bool = False, colour: bool = False) -> None:
+    """The readable report: a header, one line per check grouped, the totals; with `verbose`, the rule and
+    the exchange under each failure and warning."""
+
+    def paint(text: str, code: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if colour else text
+
+    server = report.server
+    eras = ", ".join(f"{era} {version}" for era, version in report.eras.items() if version) or "?"
+    out.write(f"mcpx check {report.target}\n")
+    out.write(
+        f"server {server.get('name') or '?'} {server.get('version') or ''} · {eras} · "
+        f"main connection: {report.main_era}\n"
+    )
+    width = max((len(r.id) for r in report.results), default=20)
+    for title, results in report.by_group():
+        out.write(f"\n{paint(title, '1')}\n")
+        for result in results:
+            word = paint(f"{_MARKS[result.status]} {_WORDS[result.status]:<7}", _COLOURS[result.status])
+            where = (
+                "  " + " ".join(f"[{ref.log}#{_seqs(ref.seqs)}]" for ref in result.exchanges[:2])
+                if result.status in ("fail", "warn")
+                else ""
+            )
+            out.write(f"  {word} {result.id:<{width}}  {result.detail}{where}\n")
+            for note in result.notes:
+                out.write(f"      note: {note}\n")
+            if verbose and result.status in ("fail", "warn"):
+                _details(report, result, out)
+    summary = report.summary()
+    out.write(
+        f"\n{len(report.results)} checks: {summary['pass']} passed, {summary['fail']} failed, "
+        f"{summary['warn']} warnings, {summary['skip']} skipped\n"
+    )
+
+
+def _details(report: Any, result: Any, out: TextIO) -> None:
+    check = result.check
+    out.write(f"      {check.title}\n")
+    out.write(f"      rule ({check.level}): {check.rule}\n")
+    out.write(f"      source: {check.source}\n")
+    for frame in report.frames(result):
+        arrow = {"out": "→", "in": "←", "info": "•"}[frame["direction"]]
+        raw = frame["raw"] if len(frame["raw"]) <= FRAME_WIDTH else frame["raw"][:FRAME_WIDTH] + "…"
+        out.write(f"      {frame['log']}#{frame['seq']} {arrow} {raw}\n")
+
+
+def _seqs(seqs: tuple[int, ...]) -> str:
+    if not seqs:
+        return "-"
+    if len(seqs) > 2 and list(seqs) == list(range(seqs[0], seqs[-1] + 1)):
+        return f"{seqs[0]}-{seqs[-1]}"
+    shown = ",".join(str(s) for s in seqs[:6])
+    return shown + ("…" if len(seqs) > 6 else "")

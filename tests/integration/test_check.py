@@ -1,0 +1,144 @@
+"""`mcpx check` against tests/servers/check_server.py: a hand-written dual-era server that gets every rule
+right, and one mode per rule that breaks that rule alone. The correct server passes every check (none is
+skipped); each broken mode is caught by exactly the check for its rule and by no other.
+
+All modes run once, side by side, in a module fixture (each run starts four small processes: the modern
+connection, the legacy one, and two fresh processes for the checks that need a server nobody spoke to).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import pytest
+
+from mcpx.check.context import CheckOptions
+from mcpx.check.model import all_checks
+from mcpx.check.report import CheckReport
+from mcpx.check.runner import run_checks
+from mcpx.transports.spec import resolve_target
+
+SERVER = Path(__file__).parent.parent / "servers" / "check_server.py"
+
+
+def _modes() -> list[tuple[str, str]]:
+    """(mode, the check that must catch it) from the table in the server's docstring."""
+    table = SERVER.read_text(encoding="utf-8").split('"""')[1]
+    rows = re.findall(r"^(\S+)\s{2,}.+?\s{2,}(\S+)$", table, re.MULTILINE)
+    return [(mode, check) for mode, check in rows if mode != "mode"]
+
+
+MODES = _modes()
+#: a check that cannot judge once another rule is broken skips, saying why (never passes)
+CONSEQUENCES = {"bad-output-schema": {"behaviour.structured-content"}}
+
+
+async def _run_all() -> dict[str, CheckReport]:
+    gate = asyncio.Semaphore(8)
+
+    async def one(mode: str) -> tuple[str, CheckReport]:
+        async with gate:
+            spec = resolve_target(str(SERVER), [mode])
+            return mode, await run_checks(spec, CheckOptions(timeout=15, call_tools=True))
+
+    return dict(await asyncio.gather(*(one(mode) for mode, _ in MODES)))
+
+
+@pytest.fixture(scope="module")
+def reports() -> dict[str, CheckReport]:
+    return asyncio.run(_run_all())
+
+
+def test_the_table_names_every_check_once() -> None:
+    caught = [check for _, check in MODES if check != "—"]
+    ids = {c.id for c in all_checks()}
+    assert set(caught) <= ids
+    # every check registered for stdio servers has a server that breaks its rule
+    assert ids - set(caught) == set()
+
+
+def test_a_server_that_keeps_every_rule_passes_every_check(reports: dict[str, CheckReport]) -> None:
+    report = reports["none"]
+    assert {r.id: r.status for r in report.results if r.status != "pass"} == {}
+    assert report.exit_code == 0
+    assert report.main_era == "modern"
+    assert report.eras == {"modern": "2026-07-28", "legacy": "2025-11-25"}
+    assert len(report.results) == len(all_checks())
+
+
+@pytest.mark.parametrize(("mode", "expected"), [m for m in MODES if m[0] != "none"])
+def test_each_broken_rule_is_caught_by_exactly_its_check(
+    reports: dict[str, CheckReport], mode: str, expected: str
+) -> None:
+    report = reports[mode]
+    flagged = {r.id: r.status for r in report.results if r.status in ("fail", "warn")}
+    level = next(c.level for c in all_checks() if c.id == expected)
+    assert flagged == {expected: "fail" if level == "MUST" else "warn"}
+    assert report.exit_code == (6 if level == "MUST" else 0)
+    skipped = {r.id for r in report.results if r.status == "skip"}
+    assert skipped == CONSEQUENCES.get(mode, set())
+    # the finding points at the exchange that shows it, in the traffic log
+    finding = next(r for r in report.results if r.id == expected)
+    assert finding.exchanges, finding
+    frames = report.frames(finding)
+    assert frames and all(f["raw"] for f in frames)
+
+
+def test_findings_point_at_the_frames_that_show_them(reports: dict[str, CheckReport]) -> None:
+    garbage = next(r for r in reports["silent-on-garbage"].results if r.id == "jsonrpc.parse-error")
+    raws = [f["raw"] for f in reports["silent-on-garbage"].frames(garbage)]
+    assert raws[0].startswith("mcpx check: this line is not JSON")
+
+    large = next(r for r in reports["large-ids-as-doubles"].results if r.id == "jsonrpc.id-echo-large")
+    assert "9007199254740993" in large.detail and "9007199254740992" in large.detail
+
+    wrong = next(r for r in reports["echo-unknown-version"].results if r.id == "legacy.version-negotiation")
+    assert wrong.exchanges[0].log == "legacy.version-negotiation"  # its own fresh process
+    assert "2099-12-31" in wrong.detail
+
+
+def test_a_server_killed_by_a_check_is_started_again(reports: dict[str, CheckReport]) -> None:
+    report = reports["dies-on-garbage"]
+    parse = next(r for r in report.results if r.id == "jsonrpc.parse-error")
+    assert parse.detail == "the server exited after a line that was not JSON"
+    assert any("exit code 1" in note and "starts it again" in note for note in parse.notes)
+    # the checks after it ran against the new process and passed
+    assert [r.id for r in report.results if r.status != "pass"] == ["jsonrpc.parse-error"]
+
+
+def test_checks_that_call_tools_skip_without_the_flag() -> None:
+    async def run() -> CheckReport:
+        spec = resolve_target(str(SERVER), ["none"])
+        return await run_checks(spec, CheckOptions(timeout=15), only=["behaviour", "jsonrpc.tool-error"])
+
+    report = asyncio.run(run())
+    calling = {r.id: r for r in report.results if r.check.calls_tools}
+    assert set(calling) == {
+        "jsonrpc.tool-error",
+        "behaviour.tool-results",
+        "behaviour.structured-content",
+        "behaviour.progress",
+        "behaviour.cancellation",
+    }
+    assert all(r.status == "skip" and "--call-tools" in r.detail for r in calling.values())
+    assert next(r for r in report.results if r.id == "behaviour.resource-read").status == "pass"
+
+
+def test_a_pinned_era_skips_the_other_eras_checks() -> None:
+    async def run() -> CheckReport:
+        spec = resolve_target(str(SERVER), ["none"])
+        return await run_checks(
+            spec, CheckOptions(timeout=15, protocol_era="legacy"), only=["legacy", "modern"]
+        )
+
+    report = asyncio.run(run())
+    assert report.main_era == "legacy"
+    statuses = {r.id: (r.status, r.detail) for r in report.results}
+    assert all(status == "pass" for i, (status, _) in statuses.items() if i.startswith("legacy."))
+    assert all(
+        status == "skip" and "--protocol-era legacy" in detail
+        for i, (status, detail) in statuses.items()
+        if i.startswith("modern.")
+    )
