@@ -1,0 +1,168 @@
+"""`mcpx diff A B`: compare what two servers offer, each a recording or a live target.
+
+A live target is a server script, a command (quote it when it has arguments: "npx -y some-server") or a
+URL; the connection flags apply to both live sides. Exit 0 when they offer the same, 7 when they differ.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from collections.abc import Coroutine
+from typing import Annotated, Any
+
+import typer
+
+from mcpx.cli import options as o
+from mcpx.errors import UsageError
+
+DRIFT_EXIT = 7
+_SIDE = Annotated[
+    str, typer.Argument(help="A recording, or a server: script, quoted command or URL.", show_default=False)
+]
+
+
+def command(
+    a: _SIDE,
+    b: _SIDE,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option("--ignore", help="A JSONPath whose differences do not count (repeatable): $.serverInfo"),
+    ] = None,
+    env: o.Env = None,
+    cwd: o.Cwd = None,
+    header: o.Header = None,
+    transport: o.TransportOpt = "auto",
+    timeout: o.Timeout = 60.0,
+    protocol_era: o.EraOpt = "auto",
+    protocol_version: o.Version = None,
+    probe_timeout: o.ProbeTimeout = 2.0,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+) -> None:
+    """Compare server info, capabilities and catalogues of A and B (exit 7 when they differ)."""
+    from mcpx.cli.main import execute
+
+    def prepare() -> Coroutine[Any, Any, int]:
+        from mcpx.record.jsondiff import PatternError, compile_patterns
+
+        if fmt not in ("text", "json"):
+            raise UsageError(f"--format must be text or json, not {fmt!r}")
+        try:
+            patterns = compile_patterns(ignore or [])
+        except PatternError as exc:
+            raise UsageError(str(exc)) from None
+        sides: list[Any] = []
+        for target in (a, b):
+            if is_recording(target):
+                from mcpx.record.reader import read_recording
+
+                sides.append(read_recording(target))
+            else:
+                words = split_target(target)
+                connection = o.ConnectionOptions(
+                    words[0], words[1:], env or [], cwd, header or [], transport, None, None,
+                    timeout, protocol_era, protocol_version, probe_timeout,
+                )  # fmt: skip
+                sides.append(connection)
+        return _diff(sides, patterns, fmt)
+
+    execute(fmt, prepare)
+
+
+def split_target(target: str) -> list[str]:
+    """A quoted command ("python server.py --flag") as words; a path or URL as it is."""
+    if os.path.exists(target) or "://" in target or " " not in target.strip():
+        return [target]
+    try:
+        words = shlex.split(target)
+    except ValueError as exc:
+        raise UsageError(f"cannot read the command {target!r}: {exc}") from None
+    return words or [target]
+
+
+def is_recording(target: str) -> bool:
+    """A file whose first line is a recording header (a `.jsonl` that is not one is still refused later)."""
+    if not os.path.isfile(target):
+        return False
+    if target.endswith(".jsonl"):
+        return True
+    try:
+        with open(target, "rb") as handle:
+            return b'"mcpx_recording"' in handle.read(200)
+    except OSError:
+        return False
+
+
+async def _snapshot(side: Any) -> Any:
+    from mcpx.record.catalog import from_client, from_recording
+
+    if not isinstance(side, o.ConnectionOptions):
+        return from_recording(side)
+    from mcpx.protocol.client import Client
+    from mcpx.wire.traffic import TrafficLog
+
+    spec = side.spec()
+    client = Client(spec.open(TrafficLog()), era=side.era(spec), timeout=side.request_timeout)
+    async with client:
+        return await from_client(client, spec.label)
+
+
+async def _diff(sides: list[Any], patterns: Any, fmt: str) -> int:
+    from mcpx.record.catalog import compare
+
+    first = await _snapshot(sides[0])
+    second = await _snapshot(sides[1])
+    result = compare(first, second, patterns)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False, default=repr) + "\n")
+    else:
+        sys.stdout.write("\n".join(render(result)) + "\n")
+    sys.stdout.flush()
+    return DRIFT_EXIT if result.differs else 0
+
+
+def render(result: Any) -> list[str]:
+    a, b = result.a, result.b
+    lines = [f"A: {a.source} ({_era(a)})", f"B: {b.source} ({_era(b)})"]
+    for title, changes in (
+        ("server info", result.server_info),
+        ("capabilities", result.capabilities),
+        ("instructions", result.instructions),
+    ):
+        if changes:
+            lines.append(f"{title}:")
+            lines.extend(f"  {change.describe()}" for change in changes)
+        else:
+            lines.append(f"{title}: same")
+    for catalogue in result.catalogues:
+        name = catalogue.name
+        if catalogue.unknown:
+            lines.append(f"{name}: not compared: {catalogue.unknown}")
+            continue
+        if not catalogue.differs:
+            lines.append(f"{name}: same ({catalogue.same})")
+            continue
+        counts = [
+            f"{len(catalogue.added)} added" if catalogue.added else "",
+            f"{len(catalogue.removed)} removed" if catalogue.removed else "",
+            f"{len(catalogue.changed)} changed" if catalogue.changed else "",
+            f"{catalogue.same} same",
+        ]
+        lines.append(f"{name}: " + ", ".join(c for c in counts if c))
+        lines.extend(f"  + {key}" for key in catalogue.added)
+        lines.extend(f"  - {key}" for key in catalogue.removed)
+        for key, changes in catalogue.changed.items():
+            lines.append(f"  ~ {key}")
+            lines.extend(f"      {change.describe()}" for change in changes)
+    for note in a.notes + b.notes:
+        lines.append(f"note: {note}")
+    if result.ignored:
+        lines.append(f"({result.ignored} difference(s) ignored by --ignore)")
+    lines.append("different (exit 7)" if result.differs else "same")
+    return lines
+
+
+def _era(snapshot: Any) -> str:
+    return " ".join(p for p in (snapshot.era, snapshot.protocol_version) if p) or "era unknown"

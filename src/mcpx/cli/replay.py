@@ -1,0 +1,156 @@
+"""`mcpx replay FILE --against TARGET [server args…]`: the recording as a regression test.
+
+Exit 0 when every response is the same as recorded, 7 when something changed, went missing or is new
+(DESIGN.md), 4 when the server cannot be reached. Without `--against`, the recording opens in the TUI when
+this build has the replay screens, and otherwise mcpx describes the recording and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Coroutine
+from typing import Annotated, Any
+
+import typer
+
+from mcpx.cli import options as o
+from mcpx.errors import UsageError
+
+DRIFT_EXIT = 7
+_MARKS = {"same": "same   ", "changed": "CHANGED", "missing": "MISSING", "new": "NEW    "}
+
+
+def command(
+    file: Annotated[str, typer.Argument(help="A recording made with --record.", show_default=False)],
+    server_args: o.ServerArgs = None,
+    against: Annotated[
+        str | None,
+        typer.Option(
+            "--against", help="Replay against this server (script, command or URL).", show_default=False
+        ),
+    ] = None,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option("--ignore", help="A JSONPath whose differences do not count (repeatable): $..timestamp"),
+    ] = None,
+    env: o.Env = None,
+    cwd: o.Cwd = None,
+    header: o.Header = None,
+    transport: o.TransportOpt = "auto",
+    timeout: o.Timeout = 60.0,
+    protocol_era: Annotated[
+        str | None, typer.Option("--protocol-era", help="legacy, auto or modern (default: the recording's).")
+    ] = None,
+    protocol_version: o.Version = None,
+    probe_timeout: o.ProbeTimeout = 2.0,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List unchanged requests too.")] = False,
+) -> None:
+    """Replay a recording against a server and report what changed (exit 7 on drift)."""
+    from mcpx.cli.main import execute
+
+    def prepare() -> Coroutine[Any, Any, int]:
+        from mcpx.record.jsondiff import PatternError, compile_patterns
+        from mcpx.record.reader import read_recording
+
+        if fmt not in ("text", "json"):
+            raise UsageError(f"--format must be text or json, not {fmt!r}")
+        try:
+            patterns = compile_patterns(ignore or [])
+        except PatternError as exc:
+            raise UsageError(str(exc)) from None
+        recording = read_recording(file)
+        for problem in recording.problems:
+            sys.stderr.write(f"mcpx: {file}: {problem}\n")
+        if against is None:
+            if server_args:
+                raise UsageError("server arguments need --against TARGET")
+            return _describe(recording, fmt)
+        era = protocol_era or (recording.era if recording.era in ("legacy", "modern") else "auto")
+        connection = o.ConnectionOptions(
+            against, server_args or [], env or [], cwd, header or [], transport, None, None,
+            timeout, era, protocol_version, probe_timeout,
+        )  # fmt: skip
+        spec = connection.spec()
+        return _replay(
+            recording, spec, connection.era(spec), connection.request_timeout, patterns, fmt, verbose
+        )
+
+    execute(fmt, prepare)
+
+
+async def _replay(
+    recording: Any, spec: Any, era: Any, timeout: float | None, patterns: Any, fmt: str, verbose: bool
+) -> int:
+    from mcpx.record.replay import replay
+
+    report = await replay(recording, spec, era=era, timeout=timeout, ignore=patterns)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False, default=repr) + "\n")
+    else:
+        sys.stdout.write("\n".join(render(report, verbose)) + "\n")
+    sys.stdout.flush()
+    return DRIFT_EXIT if report.drift else 0
+
+
+def render(report: Any, verbose: bool = False) -> list[str]:
+    """The text report: one line per request (unchanged ones only with `verbose`), diffs indented."""
+    version = f" {report.protocol_version}" if report.protocol_version else ""
+    lines = [f"replaying {report.recording} against {report.against} ({report.era}{version})"]
+    for item in report.items:
+        if item.status == "same" and not verbose and not item.notes:
+            continue
+        lines.append(f"  {_MARKS[item.status]}  #{item.seq} {item.label}")
+        lines.extend(f"             {change.describe()}" for change in item.changes[:50])
+        if len(item.changes) > 50:
+            lines.append(f"             … and {len(item.changes) - 50} more differences")
+        if item.ignored:
+            lines.append(f"             ({len(item.ignored)} difference(s) ignored by --ignore)")
+        lines.extend(f"             note: {note}" for note in item.notes)
+    counts = report.counts()
+    summary = ", ".join(f"{n} {k}" for k, n in counts.items() if n or k == "same")
+    verdict = "drift (exit 7)" if report.drift else "no drift"
+    ignored = sum(len(item.ignored) for item in report.items)
+    if ignored:
+        summary += f" ({ignored} difference(s) ignored by --ignore)"
+    lines.append(f"{len(report.items)} responses compared: {summary} — {verdict}")
+    return lines
+
+
+async def _describe(recording: Any, fmt: str) -> int:
+    """No --against: the TUI replay when this build has it, else a description of the recording."""
+    runner = _tui_replay()
+    if runner is not None and fmt == "text" and sys.stdout.isatty():
+        return int(runner(recording.path) or 0)
+    summary = recording.summary()
+    if fmt == "json":
+        sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
+        return 0
+    out = [
+        f"{summary['path']}: a recording of {summary['target']}",
+        f"  started {summary['started']} by mcpx {summary['mcpx_version']}, {summary['era']}"
+        + (f" {summary['protocol_version']}" if summary["protocol_version"] else "")
+        + f", {summary['events']} events over {summary['duration_s']} s, secrets {summary['secrets']}",
+    ]
+    for method, count in sorted(summary["requests"].items()):
+        out.append(f"  {count:6d} × {method}")
+    if summary["truncated"]:
+        out.append(
+            "  the recording was cut off (mcpx was killed while writing); every complete event is kept"
+        )
+    out.append(
+        "Replaying a recording in the TUI comes in a later version of mcpx; for now use "
+        "`mcpx replay FILE --against TARGET` to replay it against a server, or `mcpx mock FILE` to serve it."
+    )
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
+def _tui_replay() -> Any:
+    """`mcpx.tui.app.run_replay`, when the TUI has grown one."""
+    try:
+        from mcpx.tui import app
+    except Exception:
+        return None
+    return getattr(app, "run_replay", None)

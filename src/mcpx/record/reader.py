@@ -1,0 +1,311 @@
+"""Reading a recording back into a `TrafficLog`, forgivingly.
+
+Every complete line is kept. A line that is not JSON, or not an event, is skipped and named in
+`problems` with its line number; a last line without its newline that does not parse is the mark of a
+recording cut off mid-write (mcpx was killed), and is reported as such. Only a file that is not a
+recording at all, or one from a newer mcpx, is refused (`RecordingError`, one sentence).
+
+The events go through the log's own append methods with the recorded times, so a response finds its
+request and its latency exactly as it did live; the flags recorded with each event replace whatever
+re-linking finds.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from mcpx.record.format import EVENT_UPGRADES, FORMAT_VERSION, MAGIC, RecordingError, check_header
+from mcpx.wire.jsonrpc import Decoded, Request, Response, classify, decode
+from mcpx.wire.traffic import TrafficEvent, TrafficLog
+
+_DIRECTIONS = frozenset({"in", "out", "info"})
+_CHANNELS = frozenset({"stdio", "stderr", "http", "sse", "process", "protocol", "memory"})
+
+
+@dataclass(slots=True, frozen=True)
+class LineProblem:
+    """A line of the file that could not be used, and why (line numbers start at 1)."""
+
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+
+@dataclass(slots=True)
+class Recording:
+    """A recording read back: its header, its events as a traffic log, and what was wrong with it."""
+
+    path: Path
+    header: dict[str, Any]
+    log: TrafficLog
+    problems: list[LineProblem] = field(default_factory=list)
+    #: the file ended in the middle of a line (the recording process was killed while writing)
+    truncated: bool = False
+    #: events whose raw text or facts had secrets masked when they were written
+    redacted: set[int] = field(default_factory=set)
+
+    @property
+    def events(self) -> list[TrafficEvent]:
+        return list(self.log)
+
+    @property
+    def target(self) -> str:
+        target = self.header.get("target")
+        label = target.get("label") if isinstance(target, dict) else None
+        return label if isinstance(label, str) else "?"
+
+    @property
+    def duration(self) -> float:
+        return self.log.elapsed(self.log[len(self.log) - 1]) if len(self.log) else 0.0
+
+    @property
+    def era(self) -> str:
+        """legacy or modern, as the recorded session opened (the header's wish when it never did)."""
+        opened = self.opening()
+        if opened is not None:
+            return "legacy" if opened.method == "initialize" else "modern"
+        era = self.header.get("era")
+        return era if isinstance(era, str) else "auto"
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The revision the recorded session spoke, when the recording shows it."""
+        response = self.opening()
+        if response is None or not isinstance(response.message, Response):
+            return None
+        result = response.message.result
+        if response.method == "initialize":
+            version = result.get("protocolVersion") if isinstance(result, dict) else None
+            return version if isinstance(version, str) else None
+        request = self.log.find_request(response)
+        message = request.message if request is not None else None
+        params = message.params if isinstance(message, Request) else None
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        version = meta.get("io.modelcontextprotocol/protocolVersion") if isinstance(meta, dict) else None
+        return version if isinstance(version, str) else None
+
+    def opening(self) -> TrafficEvent | None:
+        """The successful response that opened the session (`initialize` or `server/discover`)."""
+        found = None
+        for event in self.log:
+            if (
+                event.direction == "in"
+                and event.method in ("initialize", "server/discover")
+                and isinstance(event.message, Response)
+                and event.request_seq is not None
+            ):
+                found = event
+                if event.method == "initialize":
+                    return event
+        return found
+
+    def summary(self) -> dict[str, Any]:
+        """Counts for a one-screen description of the recording."""
+        methods: dict[str, int] = {}
+        for event in self.log:
+            if event.direction == "out" and isinstance(event.message, Request):
+                methods[event.message.method] = methods.get(event.message.method, 0) + 1
+        return {
+            "path": str(self.path),
+            "target": self.target,
+            "started": self.header.get("started"),
+            "mcpx_version": self.header.get("mcpx_version"),
+            "era": self.era,
+            "protocol_version": self.protocol_version,
+            "secrets": self.header.get("secrets"),
+            "events": len(self.log),
+            "duration_s": round(self.duration, 3),
+            "requests": methods,
+            "problems": [str(p) for p in self.problems],
+            "truncated": self.truncated,
+        }
+
+
+def read_recording(path: str | os.PathLike[str]) -> Recording:
+    """Read a whole recording (raises `RecordingError` only when it is not one, or is too new)."""
+    loader = open_recording(path)
+    loader.load()
+    return loader.recording
+
+
+def parse_recording(data: bytes, where: str = "the recording") -> Recording:
+    """Parse a recording's bytes (see `read_recording`)."""
+    loader = RecordingLoader(data, where)
+    loader.load()
+    return loader.recording
+
+
+def open_recording(path: str | os.PathLike[str]) -> RecordingLoader:
+    """Read the header now and the events as asked (`loader.load(500)`): a first screen at once."""
+    where = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise RecordingError(f"the recording {where!r} does not exist") from None
+    except IsADirectoryError:
+        raise RecordingError(f"{where!r} is a directory, not a recording") from None
+    except OSError as exc:
+        raise RecordingError(f"cannot read the recording {where!r}: {exc.strerror or exc}") from None
+    return RecordingLoader(data, where)
+
+
+class RecordingLoader:
+    """Reads a recording's events into its log in batches; the header is checked on construction."""
+
+    def __init__(self, data: bytes, where: str) -> None:
+        self._lines = _lines(data)
+        first = next(self._lines, None)
+        if first is None:
+            raise RecordingError(f"{where} is empty: not an mcpx recording")
+        try:
+            header_raw = orjson.loads(first[1])
+        except orjson.JSONDecodeError:
+            raise RecordingError(
+                f"{where} is not an mcpx recording (its first line is not a recording header)"
+            ) from None
+        header = check_header(header_raw, where)
+        self._version: int = header_raw[MAGIC]
+        started_wall = header.get("started_wall")
+        self._clock = _Clock(started_wall if isinstance(started_wall, (int, float)) else 0.0)
+        log = TrafficLog(clock=self._clock.mono, wall=self._clock.now)
+        self.recording = Recording(Path(where), header, log)
+        self.done = False
+        self._previous: int | None = None  # the seq of the last event read, when the line before was good
+
+    def load(self, count: int | None = None) -> bool:
+        """Add up to `count` more events (all with None); True while there are more to read."""
+        # a long recording makes millions of small objects and no cyclic garbage: the cyclic collector
+        # would run hundreds of times for nothing (it more than doubles the time)
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self._load(count)
+        finally:
+            if enabled:
+                gc.enable()
+        return not self.done
+
+    def _load(self, count: int | None) -> None:
+        recording, log, clock = self.recording, self.recording.log, self._clock
+        problems = recording.problems
+        loaded = 0
+        for number, line, complete in self._lines:
+            try:
+                obj = orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
+                if not complete:
+                    recording.truncated = True
+                    problems.append(
+                        LineProblem(
+                            number,
+                            f"cut off after {len(line)} bytes (the recording process was probably killed "
+                            f"while writing it); the {len(log)} events before it are complete",
+                        )
+                    )
+                else:
+                    problems.append(LineProblem(number, f"not valid JSON ({exc}); skipped"))
+                self._previous = None
+                continue
+            for old in range(self._version, FORMAT_VERSION):
+                obj = EVENT_UPGRADES[old](obj)
+            problem = _add(log, clock, obj, recording)
+            if problem is not None:
+                problems.append(LineProblem(number, problem))
+                self._previous = None
+                continue
+            seq = obj.get("seq")
+            previous = self._previous
+            if previous is not None and isinstance(seq, int) and seq != previous + 1:
+                problems.append(
+                    LineProblem(
+                        number, f"event {seq} follows event {previous}: the events between are missing"
+                    )
+                )
+            self._previous = seq if isinstance(seq, int) else None
+            loaded += 1
+            if count is not None and loaded >= count:
+                return
+        self.done = True
+
+
+def _lines(data: bytes) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, line without its newline, whether it had one); blank lines are skipped."""
+    start = 0
+    number = 0
+    size = len(data)
+    while start < size:
+        number += 1
+        end = data.find(b"\n", start)
+        if end < 0:
+            line = data[start:]
+            if line.strip():
+                yield number, line, False
+            return
+        line = data[start:end]
+        start = end + 1
+        if line.strip():
+            yield number, line, True
+
+
+class _Clock:
+    """Hands the log the recorded time of the event being added."""
+
+    __slots__ = ("t", "wall")
+
+    def __init__(self, started_wall: float) -> None:
+        self.t = 0.0
+        self.wall = started_wall
+
+    def mono(self) -> float:
+        return self.t
+
+    def now(self) -> float:
+        return self.wall
+
+
+def _decode(raw: str) -> Decoded:
+    """`decode()` of a frame already known to be text (the common case skips a round trip to bytes)."""
+    try:
+        return Decoded(raw, classify(orjson.loads(raw)))
+    except orjson.JSONDecodeError:
+        return decode(raw.encode("utf-8"))  # the lenient path: big integers, NaN, not JSON at all
+
+
+def _add(log: TrafficLog, clock: _Clock, obj: Any, recording: Recording) -> str | None:
+    if not isinstance(obj, dict):
+        return "not an event object; skipped"
+    raw = obj.get("raw")
+    direction = obj.get("direction")
+    channel = obj.get("channel")
+    if not isinstance(raw, str) or direction not in _DIRECTIONS or channel not in _CHANNELS:
+        return "an event without raw text, a direction or a channel; skipped"
+    t = obj.get("t")
+    wall = obj.get("wall")
+    clock.t = float(t) if isinstance(t, (int, float)) else clock.t
+    clock.wall = float(wall) if isinstance(wall, (int, float)) else clock.wall
+    facts = obj.get("facts")
+    facts = facts if isinstance(facts, dict) else {}
+    flags = obj.get("flags")
+    if direction == "info":
+        event = log.info(raw, channel)
+        event.facts.update(facts)
+    elif channel == "stderr":
+        event = log.stderr(raw)
+    elif direction == "in":
+        event = log.received_decoded(_decode(raw), channel, facts)
+    else:
+        event = log.sent(raw, _decode(raw).message, channel, facts)
+    if flags or event.flags:
+        event.flags[:] = [str(f) for f in flags] if isinstance(flags, list) else []
+    if obj.get("redacted"):
+        recording.redacted.add(event.seq)
+    return None

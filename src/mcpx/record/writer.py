@@ -1,0 +1,192 @@
+"""The recorder: a tap on the traffic log that appends every event to a file as it happens.
+
+It subscribes to the `TrafficLog` (with replay, so events logged before it was attached are kept too) and
+writes each event as one line with a single `write(2)` on an unbuffered descriptor opened for appending:
+nothing waits in a user-space buffer, so a `kill -9` of mcpx leaves a file readable up to its last
+complete line. Secrets are masked as they are written unless the user asked for them.
+
+A recorder that cannot write (a full disk) stops, keeps the error in `error` and tells `on_error` once;
+it never breaks the connection it watches.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from mcpx.__about__ import __version__
+from mcpx.record.format import SUFFIX, dumps, event_obj, header_obj
+from mcpx.record.redact import Redactor, mask_env, mask_headers
+from mcpx.transports.spec import ServerSpec
+from mcpx.wire.traffic import TrafficEvent, TrafficLog
+
+ErrorCallback = Callable[[OSError], None]
+
+
+class Recorder:
+    """Appends a header and then every event of `log` to `path` (see `start_recording`)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        header: dict[str, Any],
+        *,
+        started_mono: float,
+        redactor: Redactor | None,
+        on_error: ErrorCallback | None = None,
+        private: bool = False,
+    ) -> None:
+        self.path = Path(path)
+        self.redactor = redactor
+        self.on_error = on_error
+        self.started_mono = started_mono
+        self.error: OSError | None = None
+        self.events = 0
+        self._unsubscribe: Callable[[], None] | None = None
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+        try:
+            self._fd: int | None = os.open(self.path, flags, 0o600 if private else 0o666)
+        except OSError as exc:
+            from mcpx.errors import UsageError
+
+            why = exc.strerror or str(exc)
+            raise UsageError(f"cannot write the recording {str(self.path)!r}: {why}") from None
+        if private:
+            os.chmod(self.path, 0o600)  # the file may have existed with a wider mode
+        self._write(dumps(header))
+
+    # -- the tap -------------------------------------------------------------------------------------
+    def attach(self, log: TrafficLog) -> Recorder:
+        """Subscribe to `log`, writing the events it already holds first."""
+        self._unsubscribe = log.subscribe(self, replay=True)
+        return self
+
+    def __call__(self, event: TrafficEvent) -> None:
+        if self._fd is None:
+            return
+        raw, facts = event.raw, event.facts
+        redacted = False
+        if self.redactor is not None:
+            raw = self.redactor.text(raw)
+            if facts:
+                facts = self.redactor.facts(facts)
+            redacted = raw != event.raw or facts is not event.facts
+        self._write(dumps(event_obj(event, self.started_mono, raw, facts, redacted)))
+        self.events += 1
+
+    def _write(self, data: bytes) -> None:
+        fd = self._fd
+        if fd is None:
+            return
+        try:
+            written = os.write(fd, data)
+            if written < len(data):  # rare: a signal or a full disk interrupted the write
+                view = memoryview(data)[written:]
+                while view:
+                    view = view[os.write(fd, view) :]
+        except OSError as exc:
+            self.error = exc
+            self.close()
+            if self.on_error is not None:
+                self.on_error(exc)
+
+    # -- ending --------------------------------------------------------------------------------------
+    def close(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def __enter__(self) -> Recorder:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def target_info(spec: ServerSpec, redactor: Redactor | None) -> dict[str, Any]:
+    """What the header says about the server: how it was started or reached (secrets masked)."""
+
+    def text(value: str) -> str:
+        return redactor.text(value) if redactor is not None else value
+
+    info: dict[str, Any] = {"label": text(spec.label)}
+    if spec.command is not None:
+        info["command"] = [text(word) for word in spec.command]
+    if spec.url is not None:
+        info["url"] = text(spec.url)
+    if spec.cwd:
+        info["cwd"] = spec.cwd
+    if spec.env:
+        info["env"] = mask_env(spec.env) if redactor is not None else dict(spec.env)
+    if spec.headers:
+        headers = dict(spec.headers)
+        info["headers"] = mask_headers(headers, redactor.secret_headers) if redactor is not None else headers
+    if spec.name:
+        info["name"] = spec.name
+    if spec.source:
+        info["source"] = spec.source
+    return info
+
+
+def start_recording(
+    path: str | os.PathLike[str],
+    log: TrafficLog,
+    spec: ServerSpec,
+    *,
+    era: str = "auto",
+    protocol_version: str | None = None,
+    record_secrets: bool = False,
+    on_error: ErrorCallback | None = None,
+) -> Recorder:
+    """Write a recording of `log` to `path`, from the events it already holds to the end of the session.
+
+    `era` is the era asked for (`auto` until the connection chose; the reader finds the chosen one in
+    the traffic). With `record_secrets`, nothing is masked and the file is made readable by its owner only.
+    """
+    redactor = None if record_secrets else Redactor.for_target(spec.env, spec.headers, spec.secret_headers)
+    transport = spec.transport
+    if transport == "auto":
+        transport = "stdio" if spec.command is not None else "auto"
+    header = header_obj(
+        mcpx_version=__version__,
+        started_wall=log.started_wall,
+        target=target_info(spec, redactor),
+        transport=transport,
+        era=era,
+        protocol_version=protocol_version,
+        secrets="included" if record_secrets else "masked",
+    )
+    recorder = Recorder(
+        path,
+        header,
+        started_mono=log.started_mono,
+        redactor=redactor,
+        on_error=on_error,
+        private=record_secrets,
+    )
+    return recorder.attach(log)
+
+
+def recording_path(directory: str | os.PathLike[str], label: str, when: float | None = None) -> Path:
+    """A new file name in `directory` (made if missing) for a session with `label`."""
+    folder = Path(directory).expanduser()
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(when if when is not None else time.time()))
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", os.path.basename(label.split(" ")[-1] if label else "server"))
+    slug = slug.strip("-.")[:40] or "server"
+    path = folder / f"{stamp}-{slug}{SUFFIX}"
+    counter = 1
+    while path.exists():
+        counter += 1
+        path = folder / f"{stamp}-{slug}-{counter}{SUFFIX}"
+    return path
