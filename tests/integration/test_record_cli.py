@@ -192,3 +192,51 @@ def test_sigkill_with_a_call_in_flight_keeps_the_request(tmp_path: Path) -> None
     request = next(e for e in recording.log if e.direction == "out" and e.method == "tools/call")
     assert request.response_seq is None  # killed before the answer: the request is still on record
     assert recording.era == "legacy"
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_an_http_session_records_its_exchanges_with_credentials_masked(tmp_path: Path) -> None:
+    import socket
+
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, RECORD_SERVER, "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+
+        def listening() -> bool:
+            with socket.socket() as sock:
+                return sock.connect_ex(("127.0.0.1", port)) == 0
+
+        wait_for(listening)
+        url = f"http://127.0.0.1:{port}/mcp"
+        path = tmp_path / "http.jsonl"
+        token = "Authorization: Bearer secret-token-12345678"
+        proc = mcpx("call", url, "--method", "tools/list", "--header", token, "--record", str(path))
+        assert proc.returncode == 0, proc.stderr
+        assert "secret-token" not in path.read_text()
+        recording = read_recording(path)
+        assert recording.header["target"] == {
+            "label": url,
+            "url": url,
+            "headers": {"Authorization": "Bearer ••••5678"},
+        }
+        posts = [e for e in recording.log if e.channel == "http" and e.facts.get("event") == "http-request"]
+        assert posts and all(e.facts["headers"]["authorization"] == "Bearer ••••5678" for e in posts)
+        assert any(e.facts.get("status") == 200 for e in recording.log if e.channel == "http")
+        assert recording.summary()["requests"]["tools/list"] == 1
+        replay = mcpx("replay", str(path), "--against", url, "--header", token, "--format", "json")
+        assert replay.returncode == 0, replay.stdout + replay.stderr
+        assert json.loads(replay.stdout)["summary"]["same"] == 2
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -244,3 +244,46 @@ def test_unreadable_recordings_are_one_sentence(tmp_path: Path, content: str, se
 def test_bad_ignore_patterns_are_usage_errors(legacy_recording: Path) -> None:
     proc = mcpx("replay", str(legacy_recording), "--against", RECORD_SERVER, "--ignore", "$.a[")
     assert proc.returncode == 1 and "is not a path" in proc.stderr
+
+
+async def record_asking_session(path: Path, era: str) -> None:
+    """A session where the server asks for roots, a model's answer and a form, and the roots change."""
+    import mcpx
+    from mcpx.record.writer import start_recording
+    from mcpx.transports.spec import resolve_target
+    from mcpx.wire.traffic import TrafficLog
+
+    async def sample(params: object) -> dict:
+        return {"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "stub"}
+
+    async def elicit(params: object) -> dict:
+        return {"action": "accept", "content": {"name": "Ann", "seats": 5}}
+
+    spec = resolve_target(ASKING)
+    log = TrafficLog()
+    recorder = start_recording(path, log, spec, era=era)
+    roots = [{"uri": "file:///work/a", "name": "a"}]
+    async with mcpx.connect(
+        spec, traffic=log, protocol_era=era, roots=roots, on_elicit=elicit, on_sample=sample
+    ) as client:
+        assert "file:///work/a" in (await client.call_tool("roots", {})).content[0]["text"]
+        await client.set_roots(roots)  # a client notification the replay sends again
+        assert "Paris" in (await client.call_tool("capital", {})).content[0]["text"]
+        assert "5 seats for Ann" in (await client.call_tool("book", {})).content[0]["text"]
+    recorder.close()
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_recorded_answers_to_roots_sampling_and_elicitation_replay_cleanly(
+    era: str, tmp_path: Path
+) -> None:
+    path = tmp_path / f"asking-{era}.jsonl"
+    await record_asking_session(path, era)
+    mcpx_script = str(Path(sys.executable).parent / "mcpx")
+    for against in ([ASKING], [mcpx_script, "mock", str(path)]):
+        proc = mcpx("replay", str(path), "--against", *against, "--format", "json")
+        report = json.loads(proc.stdout)
+        assert proc.returncode == 0, json.dumps(report, indent=1)
+        labels = [item["label"] for item in report["items"]]
+        assert labels[1:] == ["tools/call roots", "tools/call capital", "tools/call book"]
+        assert all("notes" not in item for item in report["items"])

@@ -6,6 +6,7 @@ with drift a replay must find: `echo` shouts, `add` takes an optional `c`, `stat
 `slow` reports progress; `book` elicits; `stamp` returns a timestamp (for `--ignore`); `stats` returns
 JSON as text (so diffs go inside the string). It speaks both eras, as the SDK does. With
 `RECORD_SERVER_LEAK=NAME` in its environment it prints the value of `$NAME` on stderr (a secret to mask).
+`--http PORT` serves Streamable HTTP on 127.0.0.1 instead of stdio.
 """
 
 from __future__ import annotations
@@ -119,4 +120,9 @@ if __name__ == "__main__":
     leak = os.environ.get("RECORD_SERVER_LEAK")  # names an env var whose value the server blurts out
     if leak:
         print(f"my token is {os.environ.get(leak, '')}", file=sys.stderr, flush=True)
-    server.run("stdio")
+    if "--http" in sys.argv:  # --http PORT: Streamable HTTP on 127.0.0.1
+        server.run(
+            transport="streamable-http", host="127.0.0.1", port=int(sys.argv[sys.argv.index("--http") + 1])
+        )
+    else:
+        server.run("stdio")

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mcpx.errors import ConnectError, McpxError, RequestTimeoutError, RpcError
+from mcpx.errors import ConnectError, McpxError, RpcError
 from mcpx.protocol.client import Client
 from mcpx.protocol.eras import Era
 from mcpx.record.jsondiff import Change, Pattern, diff, split_ignored
@@ -30,6 +30,7 @@ from mcpx.record.reader import Recording
 from mcpx.record.session import (
     PLUMBING,
     Answer,
+    Exchange,
     Outcome,
     all_answers,
     client_identity,
@@ -39,7 +40,7 @@ from mcpx.record.session import (
 )
 from mcpx.transports.spec import ServerSpec
 from mcpx.wire.jsonrpc import Notification
-from mcpx.wire.traffic import TrafficLog
+from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 Status = Literal["same", "changed", "missing", "new"]
 USER_REJECTED = -1
@@ -206,7 +207,7 @@ async def replay(
         handlers["roots"] = listed if isinstance(listed, list) else []
     log = traffic if traffic is not None else TrafficLog()
     client = Client(spec.open(log), era=era, timeout=timeout, client_info=info, **handlers)
-    steps: list[Any] = [x for x in exchanges if x.method not in PLUMBING]
+    steps: list[Exchange | TrafficEvent] = [x for x in exchanges if x.method not in PLUMBING]
     steps += client_notifications(recording)
     steps.sort(key=lambda step: step.seq)
     async with client:
@@ -216,47 +217,53 @@ async def replay(
         report.items.append(_opening(recording, opened.era, opened.raw, ignore))
         ended: str | None = None
         for step in steps:
-            if not hasattr(step, "method"):  # a notification event
+            if isinstance(step, TrafficEvent):  # a notification the client sent
                 message = step.message
-                assert isinstance(message, Notification)
-                if ended is None:
+                if ended is None and isinstance(message, Notification):
                     try:
                         await client.notify(message.method, plain_params(message.params))
                     except McpxError as exc:
                         ended = exc.message
                 continue
-            answers.asked, answers.notes = [], []
-            recorded = step.outcome.to_json() if step.outcome is not None else None
-            if recorded is not None and _asked(step.answers):
-                recorded["asked"] = _asked(step.answers)
-            live: dict[str, Any] | None = None
-            note: str | None = None
-            if ended is not None:
-                note = f"not sent: {ended}"
-            else:
-                try:
-                    result = await client.request(step.method, plain_params(step.params))
-                    live = {"result": result}
-                except RpcError as exc:
-                    error: dict[str, Any] = {"code": exc.error_code, "message": exc.error_message}
-                    if exc.data is not None:
-                        error["data"] = exc.data
-                    live = {"error": error}
-                except RequestTimeoutError as exc:
-                    note = exc.message
-                except ConnectError as exc:
-                    ended = note = exc.message.split("\n")[0]
-                except McpxError as exc:
-                    note = exc.message
-            asked = [a for a in answers.asked if a["method"] in COMPARED_ASKS]
-            if live is not None and asked:
-                live["asked"] = asked
-            item = compare(step.seq, step.method, step.label, recorded, live, ignore)
-            item.notes.extend(answers.notes)
-            if note:
-                item.notes.append(note)
+            item, why = await _request(client, step, answers, ignore, ended)
+            ended = ended or why
             report.items.append(item)
     return report
+
+
+async def _request(
+    client: Client, step: Exchange, answers: RecordedAnswers, ignore: Sequence[Pattern], ended: str | None
+) -> tuple[ReplayItem, str | None]:
+    """Send one recorded request again and compare; also returns why the connection ended, if it did."""
+    answers.asked, answers.notes = [], []
+    recorded = step.outcome.to_json() if step.outcome is not None else None
+    if recorded is not None and _asked(step.answers):
+        recorded["asked"] = _asked(step.answers)
+    live: dict[str, Any] | None = None
+    note: str | None = None
+    gone: str | None = None
+    if ended is not None:
+        note = f"not sent: {ended}"
+    else:
+        try:
+            live = {"result": await client.request(step.method, plain_params(step.params))}
+        except RpcError as exc:
+            error: dict[str, Any] = {"code": exc.error_code, "message": exc.error_message}
+            if exc.data is not None:
+                error["data"] = exc.data
+            live = {"error": error}
+        except ConnectError as exc:
+            gone = note = exc.message.split("\n")[0]
+        except McpxError as exc:  # a timeout, a protocol error: this request only
+            note = exc.message
+    asked = [a for a in answers.asked if a["method"] in COMPARED_ASKS]
+    if live is not None and asked:
+        live["asked"] = asked
+    item = compare(step.seq, step.method, step.label, recorded, live, ignore)
+    item.notes.extend(answers.notes)
+    if note:
+        item.notes.append(note)
+    return item, gone
 
 
 def _opening(recording: Recording, live_era: str, live_raw: Any, ignore: Sequence[Pattern]) -> ReplayItem:
