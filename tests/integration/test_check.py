@@ -31,8 +31,15 @@ def _modes() -> list[tuple[str, str]]:
 
 
 MODES = _modes()
-#: a check that cannot judge once another rule is broken skips, saying why (never passes)
-CONSEQUENCES = {"bad-output-schema": {"behaviour.structured-content"}}
+LEGACY_CHECKS = {c.id for c in all_checks() if c.era == "legacy"}
+#: checks that do not apply, and say why: to a dual-era server, the one about modern-only servers; to a
+#: modern-only server, the legacy era's; and a check that cannot judge once another rule is broken
+SKIPS = {
+    "modern-only": LEGACY_CHECKS,
+    "mute-refusal": LEGACY_CHECKS,
+    "bad-output-schema": {"modern.initialize-refusal", "behaviour.structured-content"},
+}
+DUAL_ERA_SKIPS = {"modern.initialize-refusal"}
 
 
 async def _run_all() -> dict[str, CheckReport]:
@@ -61,14 +68,26 @@ def test_the_table_names_every_check_once() -> None:
 
 def test_a_server_that_keeps_every_rule_passes_every_check(reports: dict[str, CheckReport]) -> None:
     report = reports["none"]
-    assert {r.id: r.status for r in report.results if r.status != "pass"} == {}
+    assert {r.id: (r.status, r.detail) for r in report.results if r.status != "pass"} == {
+        "modern.initialize-refusal": ("skip", "the server answers initialize: it speaks the legacy era too")
+    }
     assert report.exit_code == 0
     assert report.main_era == "modern"
     assert report.eras == {"modern": "2026-07-28", "legacy": "2025-11-25"}
     assert len(report.results) == len(all_checks())
 
 
-@pytest.mark.parametrize(("mode", "expected"), [m for m in MODES if m[0] != "none"])
+def test_a_modern_only_server_skips_the_legacy_checks_saying_why(reports: dict[str, CheckReport]) -> None:
+    report = reports["modern-only"]
+    results = {r.id: r for r in report.results}
+    assert {i for i, r in results.items() if r.status != "pass"} == LEGACY_CHECKS
+    assert all("does not speak the legacy era" in results[i].detail for i in LEGACY_CHECKS)
+    refusal = results["modern.initialize-refusal"]
+    assert refusal.detail == "initialize refused with error -32602, supported ['2026-07-28']"
+    assert report.eras == {"modern": "2026-07-28", "legacy": None}
+
+
+@pytest.mark.parametrize(("mode", "expected"), [m for m in MODES if m[1] != "—"])
 def test_each_broken_rule_is_caught_by_exactly_its_check(
     reports: dict[str, CheckReport], mode: str, expected: str
 ) -> None:
@@ -78,7 +97,7 @@ def test_each_broken_rule_is_caught_by_exactly_its_check(
     assert flagged == {expected: "fail" if level == "MUST" else "warn"}
     assert report.exit_code == (6 if level == "MUST" else 0)
     skipped = {r.id for r in report.results if r.status == "skip"}
-    assert skipped == CONSEQUENCES.get(mode, set())
+    assert skipped == SKIPS.get(mode, DUAL_ERA_SKIPS)
     # the finding points at the exchange that shows it, in the traffic log
     finding = next(r for r in report.results if r.id == expected)
     assert finding.exchanges, finding
@@ -105,7 +124,8 @@ def test_a_server_killed_by_a_check_is_started_again(reports: dict[str, CheckRep
     assert parse.detail == "the server exited after a line that was not JSON"
     assert any("exit code 1" in note and "starts it again" in note for note in parse.notes)
     # the checks after it ran against the new process and passed
-    assert [r.id for r in report.results if r.status != "pass"] == ["jsonrpc.parse-error"]
+    assert {r.id for r in report.results if r.status == "fail"} == {"jsonrpc.parse-error"}
+    assert {r.id for r in report.results if r.status in ("warn", "skip")} == DUAL_ERA_SKIPS
 
 
 def test_checks_that_call_tools_skip_without_the_flag() -> None:

@@ -6,6 +6,7 @@ Modern era (2026-07-28) for requests that carry the `_meta` envelope (and for an
 
 mode                   the rule it breaks                                              the check that catches it
 none                   (none)                                                          —
+modern-only            (none: it refuses initialize, naming the versions it speaks)    —
 silent-on-garbage      a line that is not JSON gets no answer (what the SDKs do)       jsonrpc.parse-error
 dies-on-garbage        a line that is not JSON makes it exit (mcpx starts it again)    jsonrpc.parse-error
 wrong-unknown-code     an unknown method gets -32600, not -32601                       jsonrpc.method-not-found
@@ -25,6 +26,7 @@ no-envelope-check      requests without the _meta envelope are served           
 no-result-type         modern results lack resultType                                  modern.result-type
 no-cache-hints         modern list results lack ttlMs and cacheScope                   modern.cache-hints
 no-meta-server-info    modern results lack _meta serverInfo                            modern.server-info
+mute-refusal           modern only; refuses initialize with -32601 and no versions     modern.initialize-refusal
 cursor-loops           the last tools page points back at itself                       catalogue.lists
 unstable-order         each walk of tools/list starts somewhere else                   catalogue.stable-order
 accepts-bad-cursor     an unknown cursor is answered with the first page               catalogue.invalid-cursor
@@ -299,6 +301,11 @@ def dress(result: dict[str, Any], method: str, modern: bool) -> dict[str, Any]:
 
 
 def handle(method: str, params: dict[str, Any], rid: Any, modern: bool) -> dict[str, Any] | None:
+    if method == "initialize" and MODE == "mute-refusal":
+        raise RpcError(-32601, "Method not found")
+    if method == "initialize" and MODE == "modern-only":
+        data = {"supported": [MODERN], "requested": params.get("protocolVersion")}
+        raise RpcError(-32602, f"This server speaks only {MODERN}", data)
     if method == "initialize":
         offered = params.get("protocolVersion")
         version = offered if offered in LEGACY or MODE == "echo-unknown-version" else LEGACY[0]

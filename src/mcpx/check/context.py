@@ -207,6 +207,14 @@ class CheckContext:
             self._by_era[era] = session
         return await self._alive(session)
 
+    async def speaks(self, era: str) -> bool:
+        """Whether a connection of that era opens (False also when the era was ruled out by a flag)."""
+        try:
+            await self.session(era)
+        except Skip:
+            return False
+        return True
+
     async def main_session(self) -> Session:
         assert self.main is not None, "open() first"
         return await self._alive(self.main)

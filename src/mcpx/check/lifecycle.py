@@ -241,6 +241,39 @@ async def envelope_required(ctx: CheckContext) -> Outcome:
     return held(f"-32602 for no _meta and for _meta without {META_CAPABILITIES}", bare.ref, half.ref)
 
 
+@check(
+    "modern.initialize-refusal",
+    "A modern-only server names its supported versions when it refuses initialize",
+    level="SHOULD",
+    rule="""MCP 2026-07-28 versioning: "A server that supports only modern versions SHOULD name the protocol
+    versions it supports in any error it returns to an initialize request, on any transport: legacy
+    clients have no fall-forward mechanism, and this message may be the only diagnostic they can surface
+    to users." """,
+    source=f"{BASIC}/versioning#backward-compatibility-with-initialization-based-versions",
+    era="modern",
+)
+async def initialize_refusal(ctx: CheckContext) -> Outcome:
+    await ctx.session("modern")
+    if await ctx.speaks("legacy"):
+        raise Skip("the server answers initialize: it speaks the legacy era too")
+    session = await ctx.fresh()
+    reply = await session.ask("initialize", _initialize(LEGACY_VERSIONS[0]))
+    if reply.ok:
+        raise Skip("the server answers initialize: it speaks the legacy era too")
+    if reply.error is None:
+        return broken(
+            f"initialize was answered with {reply.describe()}, not an error naming versions", reply.ref
+        )
+    data = reply.error.data if isinstance(reply.error.data, dict) else {}
+    supported = data.get("supported")
+    if isinstance(supported, list) and supported and all(isinstance(v, str) for v in supported):
+        return held(f"initialize refused with error {reply.error.code}, supported {supported}", reply.ref)
+    named = [v for v in MODERN_VERSIONS if v in reply.error.message]
+    if named:
+        return held(f"initialize refused with error {reply.error.code}, naming {', '.join(named)}", reply.ref)
+    return broken(f"initialize refused with error {reply.error.code} naming no supported version", reply.ref)
+
+
 def _modern_results(session: Session) -> list[tuple[TrafficEvent, TrafficEvent, dict[str, Any]]]:
     """(request, response, result) for every answered request that carried this session's full envelope."""
     found = []
