@@ -6,6 +6,7 @@ URL; the connection flags apply to both live sides. Exit 0 when they offer the s
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shlex
@@ -59,6 +60,7 @@ def command(
                 from mcpx.record.reader import read_recording
 
                 sides.append(read_recording(target))
+                gc.freeze()  # the recording lives as long as the command: keep the collector off it
             else:
                 words = split_target(target)
                 connection = o.ConnectionOptions(

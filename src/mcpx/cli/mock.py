@@ -6,6 +6,7 @@ protocol; a line on stderr says what is being served, and one more per request w
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Coroutine
 from typing import Annotated, Any
@@ -24,6 +25,7 @@ def command(
         from mcpx.record.reader import read_recording
 
         recording = read_recording(file)
+        gc.freeze()  # the recording lives as long as the command: keep the collector off it
         return _serve(recording, quiet)
 
     execute("text", prepare)

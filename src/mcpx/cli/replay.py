@@ -7,6 +7,7 @@ this build has the replay screens, and otherwise mcpx describes the recording an
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from collections.abc import Coroutine
@@ -61,6 +62,7 @@ def command(
         except PatternError as exc:
             raise UsageError(str(exc)) from None
         recording = read_recording(file)
+        gc.freeze()  # the recording lives as long as the command: keep the collector off it
         for problem in recording.problems:
             sys.stderr.write(f"mcpx: {file}: {problem}\n")
         if against is None:
@@ -120,8 +122,8 @@ def render(report: Any, verbose: bool = False) -> list[str]:
 
 async def _describe(recording: Any, fmt: str) -> int:
     """No --against: the TUI replay when this build has it, else a description of the recording."""
-    runner = _tui_replay()
-    if runner is not None and fmt == "text" and sys.stdout.isatty():
+    runner = _tui_replay() if fmt == "text" and sys.stdout.isatty() else None
+    if runner is not None:
         return int(runner(recording.path) or 0)
     summary = recording.summary()
     if fmt == "json":

@@ -118,7 +118,8 @@ class MockTable:
                 continue
             reply = Reply(response, progress_token=_progress_token(message.params))
             reply.during = [e for e in events[event.seq + 1 : response.seq] if _from_server(e)]
-            for later in events[response.seq + 1 :]:
+            for index in range(response.seq + 1, len(events)):  # up to the client's next message
+                later = events[index]
                 if later.direction == "out" and later.message is not None:
                     break
                 if later.direction == "in" and isinstance(later.message, Notification):
