@@ -162,3 +162,29 @@ def test_a_pinned_era_skips_the_other_eras_checks() -> None:
         for i, (status, detail) in statuses.items()
         if i.startswith("modern.")
     )
+
+
+def test_checks_run_on_a_connection_someone_else_opened() -> None:
+    """The seam for the TUI's Check view: run on the open client, leave it open, point into its own log."""
+    import mcpx
+
+    async def run() -> tuple[CheckReport, int, list[str]]:
+        async with mcpx.connect(str(SERVER), ["none"], protocol_era="legacy") as client:
+            spec = resolve_target(str(SERVER), ["none"])
+            report = await run_checks(
+                spec, CheckOptions(timeout=15), client=client, only=["jsonrpc", "modern"]
+            )
+            tools = await client.list_tools(refresh=True)  # still usable
+            return report, len(client.traffic), [t.name for t in tools]
+
+    report, logged, tools = asyncio.run(run())
+    assert tools == ["echo", "add", "slow", "picture", "forget"]
+    assert report.main_era == "legacy"
+    statuses = {r.id: r.status for r in report.results}
+    assert statuses.pop("jsonrpc.tool-error") == "skip"  # no --call-tools
+    assert statuses.pop("modern.initialize-refusal") == "skip"  # it speaks legacy too
+    assert set(statuses.values()) == {"pass"}, statuses
+    # the jsonrpc findings point into the client's own log; the modern ones into a connection of their own
+    parse = next(r for r in report.results if r.id == "jsonrpc.parse-error")
+    assert parse.exchanges[0].log == "legacy" and max(parse.exchanges[0].seqs) < logged
+    assert next(r for r in report.results if r.id == "modern.discover").exchanges[0].log == "modern"

@@ -96,3 +96,31 @@ def test_bad_flags_get_one_sentence() -> None:
     assert proc.returncode == 1 and "cannot write the JUnit report" in error_line(proc)["message"]
     proc = mcpx_check(SERVER, "none", "--protocol-era", "future")
     assert proc.returncode == 1 and "--protocol-era" in error_line(proc)["message"]
+
+
+def test_record_writes_every_connection_and_findings_point_into_the_files(tmp_path: Path) -> None:
+    from mcpx.record import read_recording
+
+    main = tmp_path / "check.mcpx.jsonl"
+    proc = mcpx_check(
+        SERVER, "echo-unknown-version", "--only", "jsonrpc.parse-error,legacy.version", "--format", "json",
+        "--record", str(main),
+    )  # fmt: skip
+    assert proc.returncode == 6, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["recordings"] == {
+        "modern": str(main),
+        "legacy": str(tmp_path / "check.legacy.mcpx.jsonl"),
+        "legacy.version-negotiation": str(tmp_path / "check.legacy.version-negotiation.mcpx.jsonl"),
+    }
+    checks = {c["id"]: c for c in report["checks"]}
+    finding = checks["legacy.version-negotiation"]
+    assert finding["status"] == "fail"
+    (ref,) = finding["exchange"]
+    recording = read_recording(report["recordings"][ref["log"]])
+    recorded = [recording.log[seq].raw for seq in ref["seq"]]
+    assert recorded == [frame["raw"] for frame in finding["frames"]]
+    assert '"protocolVersion":"2099-12-31"' in recorded[0] and '"protocolVersion":"2099-12-31"' in recorded[1]
+    # the main connection's file holds the passing check's exchange too
+    parse = checks["jsonrpc.parse-error"]["exchange"][0]
+    assert read_recording(main).log[parse["seq"][0]].raw == "mcpx check: this line is not JSON {"

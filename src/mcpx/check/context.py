@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,10 +81,17 @@ class Catalogue:
         return [str(item.get(key)) if isinstance(item, dict) else repr(item) for item in self.items]
 
 
+#: told about each connection's traffic log as it is opened, with the label findings use for it
+LogListener = Callable[[str, TrafficLog], None]
+
+
 class CheckContext:
-    def __init__(self, spec: ServerSpec, options: CheckOptions | None = None) -> None:
+    def __init__(
+        self, spec: ServerSpec, options: CheckOptions | None = None, *, on_log: LogListener | None = None
+    ) -> None:
         self.spec = spec
         self.options = options or CheckOptions()
+        self.on_log = on_log
         #: every connection the run opened, by label, in order (their logs are the evidence)
         self.sessions: dict[str, Session] = {}
         self.main: Session | None = None
@@ -119,6 +127,8 @@ class CheckContext:
         client = session.client
         assert client is not None
         self.sessions[session.label] = session
+        if session.label != "main":
+            self._announce(session)
         try:
             if session.extra.get("started"):  # spawned ahead: only the handshake (or discover) is left
                 client.opened = await client.era.open(client.peer, client.identity, self.options.timeout)
@@ -139,7 +149,7 @@ class CheckContext:
         session.extra["started"] = True
         return session
 
-    async def open(self, checks: list[Check] | None = None) -> Session:
+    async def open(self, checks: list[Check] | None = None, *, client: Client | None = None) -> Session:
         """Open the main connection (raises the connection's error when the server cannot be reached).
 
         The processes the selected checks will need (a connection of the other era, fresh processes) are
@@ -147,18 +157,17 @@ class CheckContext:
         """
         wanted = self.options.protocol_era
         checks = checks or []
-        main = await self._open_main(wanted)
+        main = self._borrow(client) if client is not None else await self._open_main(wanted)
         # the main connection is named after its era, so findings read "modern#12"
         main.label = main.era
         self.sessions = {(main.label if s is main else k): s for k, s in self.sessions.items()}
         self.main = self._by_era[main.era] = main
+        self._announce(main)
         other = "legacy" if main.era == "modern" else "modern"
         if wanted != "auto":
             self._era_missing[other] = f"--protocol-era {wanted} was given, so the {other} era is not checked"
-        elif main.era == "legacy":
-            self._era_missing["modern"] = (
-                f"the server does not speak the modern era ({self._probe_reason(main)})"
-            )
+        elif main.era == "legacy" and (reason := self._probe_reason(main)) is not None:
+            self._era_missing["modern"] = f"the server does not speak the modern era ({reason})"
         wanted_eras = {c.era for c in checks if c.era != "any" and c.era not in self._era_missing}
         try:
             if "legacy" in wanted_eras and main.era == "modern":
@@ -168,6 +177,16 @@ class CheckContext:
         except McpxError:
             pass  # a server that cannot be started twice shows up when it is needed
         return main
+
+    def _borrow(self, client: Client) -> Session:
+        """Run on a client someone else opened (the TUI's): its log is the evidence; it is not closed."""
+        if client.opened is None:
+            raise McpxError("the client is not connected")
+        session = Session("main", client.traffic, client.peer, client, timeout=self.options.timeout)
+        session.era, session.version = client.opened.era, client.opened.protocol_version
+        session.extra["borrowed"] = True
+        self.sessions["main"] = session
+        return session
 
     async def _open_main(self, wanted: str) -> Session:
         main = self._client("main", self._era(wanted))
@@ -184,11 +203,12 @@ class CheckContext:
         )
         return await self._connect(main)
 
-    def _probe_reason(self, session: Session) -> str:
+    def _probe_reason(self, session: Session) -> str | None:
+        """Why auto chose legacy, from its note in the log (None when no probe ran: then ask again)."""
         for event in session.log:
             if event.direction == "info" and event.raw.startswith("era: legacy — "):
                 return event.raw.removeprefix("era: legacy — ").split("; using")[0]
-        return "it did not answer server/discover"
+        return None
 
     async def session(self, era: str) -> Session:
         """The connection of that era (opened on first use, revived if the server died); `Skip` when the
@@ -233,9 +253,10 @@ class CheckContext:
         assert client is not None
         session.extra.pop("noticed", None)
         session.log.info("mcpx check: starting the server again for the next checks", "process")
+        era = getattr(client.era, "chosen", None) or client.era  # auto: the era it chose, no new probe
         try:
             await client.peer.restart()
-            client.opened = await client.era.open(client.peer, client.identity, self.options.timeout)
+            client.opened = await era.open(client.peer, client.identity, self.options.timeout)
         except McpxError as exc:
             session.extra["gone"] = exc.message.split("\n")[0]
             raise Skip(f"the server could not be started again ({session.extra['gone']})") from None
@@ -255,8 +276,14 @@ class CheckContext:
         session = self._pool.pop(0) if self._pool else await self._start(self._bare(name))
         session.label = name
         self.sessions[name] = session
+        self._announce(session)
         self._fresh.append(session)
         return session
+
+    def _announce(self, session: Session) -> None:
+        if self.on_log is not None and not session.extra.get("announced"):
+            session.extra["announced"] = True
+            self.on_log(session.label, session.log)
 
     def _bare(self, label: str) -> Session:
         log = TrafficLog()
@@ -275,6 +302,7 @@ class CheckContext:
     async def close(self) -> None:
         await self.close_fresh()
         sessions = [*self.sessions.values(), *self._pool, *self._spare_era.values()]
+        sessions = [s for s in sessions if not s.extra.get("borrowed")]
         await asyncio.gather(*(s.close() for s in sessions), *self._closing, return_exceptions=True)
 
     # -- shared work -----------------------------------------------------------------------------------

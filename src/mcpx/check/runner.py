@@ -10,10 +10,11 @@ import os
 import time
 from collections.abc import Iterable
 
-from mcpx.check.context import CheckContext, CheckOptions
+from mcpx.check.context import CheckContext, CheckOptions, LogListener
 from mcpx.check.model import Check, CheckResult, Outcome, Skip, all_checks, select, skipped, status_of
 from mcpx.check.report import CheckReport
 from mcpx.errors import McpxError
+from mcpx.protocol.client import Client
 from mcpx.transports.spec import ServerSpec
 
 
@@ -24,14 +25,21 @@ async def run_checks(
     only: Iterable[str] = (),
     skip: Iterable[str] = (),
     checks: list[Check] | None = None,
+    client: Client | None = None,
+    on_log: LogListener | None = None,
 ) -> CheckReport:
     """Open the server, run the selected checks, close everything. Raises the connection's error when the
-    server cannot be reached at all (the doctor explains those)."""
-    ctx = CheckContext(spec, options)
+    server cannot be reached at all (the doctor explains those).
+
+    With `client`, the checks run on that already-open connection (a TUI's) and leave it open; its era is
+    the main one, and the connections the checks need besides it are started from `spec`. `on_log` is told
+    about each connection's traffic log as it opens (a recorder subscribes to it).
+    """
+    ctx = CheckContext(spec, options, on_log=on_log)
     report = CheckReport(spec.label)
     chosen = select(checks if checks is not None else all_checks(), only, skip)
     try:
-        main = await ctx.open(chosen)
+        main = await ctx.open(chosen, client=client)
         report.main_era = main.era
         if main.client is not None and main.client.opened is not None:
             info = main.client.opened.server_info

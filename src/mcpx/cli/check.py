@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Coroutine
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, TextIO
 
 import typer
 
 from mcpx.cli import options as o
+from mcpx.cli.recording import RecordingPlan, RecordSecrets
 from mcpx.errors import ConnectError, RequestTimeoutError, UsageError
+from mcpx.transports.spec import ServerSpec
+from mcpx.wire.traffic import TrafficLog
 
 _MARKS = {"pass": "✓", "fail": "✗", "warn": "!", "skip": "-"}
 _WORDS = {"pass": "pass", "fail": "FAIL", "warn": "warn", "skip": "skipped"}
@@ -47,6 +53,15 @@ def command(
     junit: Annotated[
         str | None, typer.Option("--junit", help="Also write a JUnit XML report to FILE.")
     ] = None,
+    record: Annotated[
+        str | None,
+        typer.Option(
+            "--record",
+            help="Record the main connection to FILE, each other one beside it (STEM.LABEL.mcpx.jsonl).",
+            show_default=False,
+        ),
+    ] = None,
+    record_secrets: RecordSecrets = False,
     env: o.Env = None,
     cwd: o.Cwd = None,
     header: o.Header = None,
@@ -82,12 +97,14 @@ def command(
         from mcpx.check.context import CheckOptions
 
         spec = connection.spec()
-        if junit:
-            _write(junit, "")  # a path that cannot be written fails now, before any server starts
         if spec.url is not None:
             raise UsageError(
                 "mcpx check runs against stdio servers for now; HTTP checks come with the HTTP transports"
             )
+        if junit:
+            _write(junit, "")  # a path that cannot be written fails now, before any server starts
+        plan = RecordingPlan.from_flags(record, record_secrets, spec, protocol_era)
+        recordings = Recordings(plan) if plan is not None else None
         request_timeout = connection.request_timeout or 10.0
         options = CheckOptions(
             call_tools=call_tools or all_tools,
@@ -97,7 +114,9 @@ def command(
             protocol_era=protocol_era,
             probe_timeout=probe_timeout,
         )
-        return _run(spec, options, only or [], skip or [], fmt, verbose, junit)
+        output = Output(fmt, verbose, junit, recordings)
+        run = _run(spec, options, _split(only or []), _split(skip or []), output)
+        return recordings.run(run) if recordings is not None else run
 
     execute(fmt, prepare)
 
@@ -115,22 +134,72 @@ async def _list(fmt: str) -> int:
     return 0
 
 
-async def _run(
-    spec: Any, options: Any, only: list[str], skip: list[str], fmt: str, verbose: bool, junit: str | None
-) -> int:
+@dataclass(slots=True)
+class Output:
+    fmt: str
+    verbose: bool
+    junit: str | None
+    recordings: Recordings | None
+
+
+class Recordings:
+    """`--record FILE`: one recording per connection the run opens. The main connection goes to FILE, each
+    other one (the other era, fresh processes) beside it, named by the label findings use for it."""
+
+    def __init__(self, plan: RecordingPlan) -> None:
+        self.first = plan
+        self.plans: dict[str, RecordingPlan] = {}
+
+    def path_for(self, label: str) -> Path:
+        path = self.first.path
+        if not self.plans:
+            return path
+        name = path.name
+        suffix = ".mcpx.jsonl" if name.endswith(".mcpx.jsonl") else path.suffix
+        stem = name[: len(name) - len(suffix)] if suffix else name
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", label)
+        return path.with_name(f"{stem}.{slug}{suffix}")
+
+    def attach(self, label: str, log: TrafficLog) -> None:
+        first = self.first
+        plan = RecordingPlan(self.path_for(label), first.spec, first.era, first.secrets)
+        plan.attach(log)
+        self.plans[label] = plan
+
+    def paths(self) -> dict[str, str]:
+        return {label: str(plan.path) for label, plan in self.plans.items()}
+
+    async def run(self, coroutine: Coroutine[Any, Any, int]) -> int:
+        try:
+            return await coroutine
+        finally:
+            for plan in self.plans.values():
+                plan.close()
+
+
+async def _run(spec: ServerSpec, options: Any, only: list[str], skip: list[str], output: Output) -> int:
     from mcpx.check.runner import run_checks
 
+    recordings = output.recordings
     try:
-        report = await run_checks(spec, options, only=_split(only), skip=_split(skip))
+        report = await run_checks(
+            spec, options, only=only, skip=skip, on_log=recordings.attach if recordings else None
+        )
     except (ConnectError, RequestTimeoutError) as exc:
         exc.message += f"\n(run `mcpx doctor {spec.label}` to walk the connection step by step)"
         raise
-    if junit:
-        _write(junit, report.junit())
-    if fmt == "json":
-        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+    if output.junit:
+        _write(output.junit, report.junit())
+    if output.fmt == "json":
+        body = report.to_json()
+        if recordings is not None:
+            body["recordings"] = recordings.paths()
+        sys.stdout.write(json.dumps(body, ensure_ascii=False) + "\n")
     else:
-        render(report, sys.stdout, verbose=verbose, colour=_colour(sys.stdout))
+        render(report, sys.stdout, verbose=output.verbose, colour=_colour(sys.stdout))
+        if recordings is not None:
+            shown = ", ".join(f"{label}: {path}" for label, path in recordings.paths().items())
+            sys.stdout.write(f"recorded: {shown}\n")
     sys.stdout.flush()
     return report.exit_code
 
