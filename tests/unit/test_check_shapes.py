@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpx.check.arguments import CannotGenerate, errors_of, generate, invalid
 from mcpx.check.model import all_checks, select
@@ -38,6 +40,7 @@ def test_headers_on_primitive_properties_reached_through_properties_are_valid() 
     [
         ({"properties": {"n": {"type": "number", "x-mcp-header": "N"}}}, "not integer, string or boolean"),
         ({"properties": {"n": {"x-mcp-header": "N"}}}, "not integer, string or boolean"),
+        ({"properties": {"n": {"type": {"odd": 1}, "x-mcp-header": "N"}}}, "not integer, string or boolean"),
         ({"properties": {"a": {"type": "string", "x-mcp-header": ""}}}, "not a non-empty string"),
         ({"properties": {"a": {"type": "string", "x-mcp-header": "Two Words"}}}, "not an HTTP token"),
         ({"properties": {"a": {"type": "string", "x-mcp-header": "A:B"}}}, "not an HTTP token"),
@@ -188,6 +191,9 @@ def test_invalid_arguments_are_found_when_they_can_be() -> None:
     made = invalid({"type": "object", "properties": {"n": {"type": "integer"}}})
     assert made is not None and made[0] == {"n": "mcpx: not a integer"}
     assert invalid({"type": "object"}) is None
+    # a property whose $ref leads nowhere is passed over, not a crash
+    made = invalid({"properties": {"a": {"$ref": "#/nowhere"}, "b": {"type": "string"}}, "required": ["b"]})
+    assert made == ({}, "required 'b' left out")
 
 
 def test_select_by_id_prefix_or_group() -> None:
@@ -198,3 +204,35 @@ def test_select_by_id_prefix_or_group() -> None:
     assert not [
         c for c in select(checks, skip=["behaviour", "catalogue"]) if c.group in ("behaviour", "catalogue")
     ]
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=8,
+)
+_keyword = st.sampled_from(
+    ["type", "properties", "required", "items", "enum", "const", "default", "minimum", "maximum", "minItems",
+     "minLength", "anyOf", "oneOf", "allOf", "$ref", "format", "additionalProperties", "x-mcp-header"]
+)  # fmt: skip
+_schemas = st.recursive(
+    st.dictionaries(_keyword, _json, max_size=4),
+    lambda inner: st.dictionaries(
+        _keyword, inner | _json | st.dictionaries(st.text(max_size=2), inner, max_size=2)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_schemas)
+def test_odd_schemas_never_crash_the_argument_maker_or_the_validators(schema: dict) -> None:
+    try:
+        arguments = generate(schema)
+    except CannotGenerate:
+        pass
+    else:
+        assert errors_of(schema, arguments) == []
+    invalid(schema)
+    header_problems(schema)
+    dialect_problem(schema, object_type=True)

@@ -59,7 +59,10 @@ def generate(schema: Any) -> dict[str, Any]:
     """Arguments that validate against `schema` (raises `CannotGenerate`)."""
     if not isinstance(schema, dict):
         raise CannotGenerate("the inputSchema is not an object")
-    value = _value(schema, schema, 0)
+    try:
+        value = _value(schema, schema, 0)
+    except (TypeError, ValueError, AttributeError, RecursionError) as exc:  # a schema of an odd shape
+        raise CannotGenerate(f"the inputSchema has an odd shape ({type(exc).__name__}: {exc})") from None
     if not isinstance(value, dict):
         raise CannotGenerate("the inputSchema does not describe an object")
     problems = errors_of(schema, value)
@@ -77,12 +80,15 @@ def invalid(schema: Any) -> tuple[dict[str, Any], str] | None:
     except CannotGenerate:
         return None
     candidates: list[tuple[dict[str, Any], str]] = []
-    required = [r for r in schema.get("required", []) if isinstance(r, str)]
+    required = _required(schema)
     for name in required:
         candidates.append(({k: v for k, v in valid.items() if k != name}, f"required {name!r} left out"))
     properties = _as_dict(schema.get("properties"))
     for name, prop in properties.items():
-        wrong = _wrong_type(_resolve(prop, schema) if isinstance(prop, dict) else {})
+        try:
+            wrong = _wrong_type(_resolve(prop, schema) if isinstance(prop, dict) else {})
+        except CannotGenerate:
+            continue
         if wrong is not None:
             candidates.append(({**valid, name: wrong}, f"{name!r} given as {type(wrong).__name__}"))
     for arguments, why in candidates:
@@ -152,7 +158,7 @@ def _value(schema: Any, root: dict[str, Any], depth: int) -> Any:
                 **part,
                 "properties": {**merged.get("properties", {}), **part.get("properties", {})},
             }
-            merged["required"] = [*merged.get("required", []), *part.get("required", [])]
+            merged["required"] = [*_required(merged), *_required(part)]
         return _value(merged, root, depth + 1)
     kind = schema.get("type")
     if isinstance(kind, list):
@@ -166,7 +172,7 @@ def _value(schema: Any, root: dict[str, Any], depth: int) -> Any:
 def _typed(kind: str, schema: dict[str, Any], root: dict[str, Any], depth: int) -> Any:
     if kind == "object":
         properties = _as_dict(schema.get("properties"))
-        required = [r for r in schema.get("required", []) if isinstance(r, str)]
+        required = _required(schema)
         return {name: _value(properties.get(name, {}), root, depth + 1) for name in required}
     if kind == "array":
         items = schema.get("items", {})
@@ -199,6 +205,11 @@ def _number(schema: dict[str, Any], integer: bool) -> int | float:
     if isinstance(high, (int, float)) and value > high:
         value = high
     return int(value) if integer else value
+
+
+def _required(schema: dict[str, Any]) -> list[str]:
+    names = schema.get("required")
+    return [r for r in names if isinstance(r, str)] if isinstance(names, list) else []
 
 
 def _without(schema: dict[str, Any], key: str) -> dict[str, Any]:

@@ -73,7 +73,7 @@ def header_problems(schema: Any) -> tuple[int, list[str]]:
         kinds = owner.get("type")
         kinds = kinds if isinstance(kinds, list) else [kinds]
         real = [k for k in kinds if k != "null"]
-        if not real or any(k not in HEADER_TYPES for k in real):
+        if not real or any(not isinstance(k, str) or k not in HEADER_TYPES for k in real):
             problems.append(
                 f"x-mcp-header {value!r} is on a property of type {owner.get('type')!r}, "
                 "not integer, string or boolean"
