@@ -155,6 +155,10 @@ class InspectApp(App[int]):
         if self.connector is not None:
             self.start_connection()
 
+    async def on_unmount(self) -> None:
+        """However the app ends (q, ctrl+c, a test leaving), the server stops before the loop does."""
+        await self.stop_connection()
+
     @property
     def panel(self) -> TrafficPanel:
         return self.query_one(TrafficPanel)
@@ -310,8 +314,9 @@ class InspectApp(App[int]):
     def _tick(self) -> None:
         client = self.client
         self.in_flight = client.peer.in_flight if client is not None else 0
-        if client is not None and len(client.peer.problems) > self._problems_seen:
-            problems = self.panel.problems
+        panels = self.query(TrafficPanel)
+        if client is not None and panels and len(client.peer.problems) > self._problems_seen:
+            problems = panels.first().problems
             for event, _ in client.peer.problems[self._problems_seen :]:
                 problems.add(event)
             self._problems_seen = len(client.peer.problems)
@@ -327,8 +332,9 @@ class InspectApp(App[int]):
     # -- messages from the widgets -------------------------------------------------------------------
     @on(ItemBrowser.ItemSelected)
     def _item_selected(self, event: ItemBrowser.ItemSelected) -> None:
-        self.query_one(ItemDetail).selection = (event.kind, event.item)
-        self.query_one("#side", TabbedContent).active = "detail-tab"
+        for detail in self.query(ItemDetail):  # none while the app shuts down
+            detail.selection = (event.kind, event.item)
+            self.query_one("#side", TabbedContent).active = "detail-tab"
 
     @on(EventListView.EventOpened)
     def _event_opened(self, event: EventListView.EventOpened) -> None:

@@ -26,17 +26,32 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollDown, ScrollTo, ScrollUp
 from textual.strip import Strip
+from textual.widget import Widget
 
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 PUMP_HZ = 20
 #: control characters would reach the terminal: show them as their Unicode control pictures instead
-_CONTROL = {c: 0x2400 + c for c in range(32)} | {127: 0x2421}
+_CONTROL: dict[int, int | str] = {c: 0x2400 + c for c in range(32)}
+_CONTROL[127] = 0x2421
+_CONTROL_MULTILINE: dict[int, int | str] = {**_CONTROL, 10: 10, 9: "    "}
 
 
-def printable(text: str) -> str:
-    """The text with control characters replaced by visible symbols (␛, ␉, …)."""
-    return text.translate(_CONTROL)
+def printable(text: str, multiline: bool = False) -> str:
+    """The text with control characters replaced by visible symbols (␛, ␉, …); `multiline` keeps line
+    breaks (and turns tabs into spaces)."""
+    return text.translate(_CONTROL_MULTILINE if multiline else _CONTROL)
+
+
+def foreground(widget: Widget, component: str) -> Style:
+    """A component class's colour and text style, without its background (so a cursor shows through).
+
+    Colours are resolved in full (translucent ones blended), which a partial style would not do.
+    """
+    full = widget.get_component_rich_style(component)
+    return Style(
+        color=full.color, bold=full.bold, italic=full.italic, underline=full.underline, reverse=full.reverse
+    )
 
 
 def session_start(log: TrafficLog) -> float:
@@ -182,11 +197,13 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
 
     # -- styles --------------------------------------------------------------------------------------
     def style(self, name: str) -> Style:
-        style = self._styles.get(name)
+        """The row style of a component class (`dim`, `error`, …) over the widget's own style."""
+        return self.component_style(f"event-list--{name}")
+
+    def component_style(self, component: str) -> Style:
+        style = self._styles.get(component)
         if style is None:
-            style = self._styles[name] = self.rich_style + self.get_component_rich_style(
-                f"event-list--{name}", partial=True
-            )
+            style = self._styles[component] = self.rich_style + foreground(self, component)
         return style
 
     def notify_style_update(self) -> None:
@@ -272,7 +289,7 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
             strip = Strip(self.render_row(event, width)).adjust_cell_length(width, self.rich_style)
             self._strips[key] = strip
         if row == self.cursor:
-            strip = strip.apply_style(self.get_component_rich_style("event-list--cursor", partial=True))
+            strip = strip.apply_style(self.get_component_rich_style("event-list--cursor"))
         return strip
 
     # -- follow and cursor ---------------------------------------------------------------------------

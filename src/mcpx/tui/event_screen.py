@@ -151,12 +151,13 @@ what the transport knew and any problems found. **p** goes to the request of a r
     def action_close(self) -> None:
         self.dismiss(self.event.seq)
 
-    def action_pair(self) -> None:
+    async def action_pair(self) -> None:
         pair = self._pair()
         if pair is None:
             self.notify("This event has no request or response paired with it.", severity="warning")
             return
-        self.app.switch_screen(EventScreen(self.traffic, pair))
+        self.event = pair
+        await self.recompose()
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.event.raw)

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Markdown, Static
 
-from mcpx.tui.event_list_view import printable
+from mcpx.tui.event_list_view import foreground, printable
 from mcpx.tui.item_detail import pretty_json
 from mcpx.tui.session_state import ServerInfo
 
@@ -51,7 +51,7 @@ exactly as they crossed the wire, and for a stdio server its command line, pid a
         body.update(Group(*self._sections(info)))
 
     def _sections(self, info: ServerInfo) -> list[RenderableType]:
-        style = self.get_component_rich_style("info-view--heading")
+        style = foreground(self, "info-view--heading")
 
         def heading(title: str) -> Text:
             return Text(f"\n{title}", style=style)

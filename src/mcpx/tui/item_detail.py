@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from mcpx.tui.event_list_view import printable
+from mcpx.tui.event_list_view import foreground, printable
 from mcpx.tui.item_browser import BADGES, item_name
 from mcpx.tui.session_state import ItemKind
 
@@ -79,7 +79,9 @@ any other field the server sent (nothing is hidden, unknown fields included).
         kind, item = selection
         title.update(self._title(kind, item))
         text = getattr(item, "description", None)
-        description.update(Text(printable(text.strip())) if text else Text("(no description)", style="dim"))
+        description.update(
+            Text(printable(text.strip(), multiline=True)) if text else Text("(no description)", style="dim")
+        )
         body.update(Group(*self._sections(kind, item)))
         self.scroll_home(animate=False)
 
@@ -165,4 +167,4 @@ any other field the server sent (nothing is hidden, unknown fields included).
         return sections
 
     def _heading(self, title: str) -> Text:
-        return Text(f"\n{title}", style=self.get_component_rich_style("item-detail--heading"))
+        return Text(f"\n{title}", style=foreground(self, "item-detail--heading"))

@@ -13,6 +13,8 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from mcpx.tui.event_list_view import foreground
+
 STRING_PREVIEW = 160
 CHILD_LIMIT = 500
 
@@ -55,13 +57,12 @@ class JsonTree(Tree[Any]):
         self.guide_depth = 3
 
     def on_mount(self) -> None:
-        style = self.get_component_rich_style
         self._colours = {
-            "key": style("json-tree--key"),
-            "str": style("json-tree--string"),
-            "num": style("json-tree--number"),
-            "const": style("json-tree--constant"),
-            "muted": style("json-tree--muted"),
+            "key": foreground(self, "json-tree--key"),
+            "str": foreground(self, "json-tree--string"),
+            "num": foreground(self, "json-tree--number"),
+            "const": foreground(self, "json-tree--constant"),
+            "muted": foreground(self, "json-tree--muted"),
         }
         self._fill(self.root, self.value, self.expand_depth)
         self.root.expand()

@@ -56,11 +56,7 @@ The server's log messages (`notifications/message`), coloured by level. The leve
         return type(message) is Notification and message.method == "notifications/message"
 
     def level_style(self, level: str) -> Style:
-        name = f"server-log--{LEVEL_CLASS.get(level, 'info')}"
-        style = self._styles.get(name)
-        if style is None:
-            style = self._styles[name] = self.rich_style + self.get_component_rich_style(name, partial=True)
-        return style
+        return self.component_style(f"server-log--{LEVEL_CLASS.get(level, 'info')}")
 
     def render_row(self, event: TrafficEvent, width: int) -> list[Segment]:
         message = event.message

@@ -2,8 +2,8 @@
 
 `InspectSettings.load()` reads, lowest precedence first: the defaults, the `[inspect]` table of the config
 file (`$MCPX_CONFIG_FILE`, else `config.toml` in `$MCPX_CONFIG_DIR` or the platformdirs config dir of
-mcpx), then `MCPX_*` environment variables. The CLI adds its flags on top with `dataclasses.replace`. Tests build settings
-directly, or call `load()` with a temporary directory and an empty environment.
+mcpx), then `MCPX_*` environment variables, then the CLI's flags (`load(**overrides)`). Tests build
+settings directly, or call `load()` with a temporary directory and an empty environment.
 """
 
 from __future__ import annotations

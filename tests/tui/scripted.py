@@ -1,0 +1,374 @@
+"""A scripted MCP server behind an in-memory transport, on a virtual clock: deterministic sessions for
+the TUI's snapshot tests and for `scripts/export_screenshots.py`.
+
+The transport speaks the `Transport` protocol (a swap-in, not a patch): `send()` logs the frame and
+schedules the server's answer at `now + latency` on a `StepClock` that only moves when a frame is
+delivered, so every time, latency and waterfall bar on screen is the same on every run and machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.widgets import Tabs
+from textual.widgets._tabs import Underline
+
+from mcpx.errors import ServerExitedError
+from mcpx.protocol.client import Client
+from mcpx.protocol.eras import LegacyEra
+from mcpx.tui.app import InspectApp, make_app
+from mcpx.tui.settings import InspectSettings
+from mcpx.wire import Message, Request, TrafficEvent, TrafficLog
+
+
+class StepClock:
+    """A monotonic clock that moves only when told to (`advance`)."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "get_forecast",
+        "title": "Weather forecast",
+        "description": "Forecast for a city, day by day.\nUses the public weather service.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "description": "City name"},
+                "days": {"type": "integer", "minimum": 1, "maximum": 14, "default": 3},
+                "units": {"enum": ["metric", "imperial"], "default": "metric"},
+            },
+            "required": ["city"],
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {"days": {"type": "array", "items": {"type": "object"}}},
+        },
+        "annotations": {"readOnlyHint": True, "openWorldHint": True},
+        "_meta": {"example.com/cost": "free"},
+    },
+    {
+        "name": "delete_city",
+        "description": "Forget a saved city.",
+        "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        "annotations": {"destructiveHint": True, "idempotentHint": True},
+    },
+    {
+        "name": "echo",
+        "description": "Answer with the text it was given.",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+        "annotations": {"readOnlyHint": True, "idempotentHint": True},
+    },
+    {
+        "name": "long_report",
+        "description": "A slow tool that reports progress.",
+        "inputSchema": {"type": "object", "properties": {}},
+        "icons": [{"src": "https://example.com/report.png", "mimeType": "image/png", "sizes": ["48x48"]}],
+    },
+]
+RESOURCES = [
+    {"uri": "weather://cities", "name": "cities", "title": "Saved cities", "mimeType": "application/json"},
+    {"uri": "weather://about", "name": "about", "mimeType": "text/markdown", "size": 812},
+]
+TEMPLATES = [{"uriTemplate": "weather://city/{name}", "name": "city", "description": "One city's record"}]
+PROMPTS = [
+    {
+        "name": "plan_trip",
+        "description": "Plan a trip around the weather.",
+        "arguments": [
+            {"name": "destination", "required": True, "description": "Where to"},
+            {"name": "month", "description": "When"},
+        ],
+    }
+]
+INSTRUCTIONS = """Weather for **any city**.
+
+- `get_forecast` first, then `delete_city` to forget one.
+- Results are cached for 10 minutes."""
+
+
+@dataclass
+class Script:
+    """What the scripted server answers, how fast, and what it does on its own."""
+
+    tools: list[dict[str, Any]] = field(default_factory=lambda: list(TOOLS))
+    resources: list[dict[str, Any]] = field(default_factory=lambda: list(RESOURCES))
+    templates: list[dict[str, Any]] = field(default_factory=lambda: list(TEMPLATES))
+    prompts: list[dict[str, Any]] | None = field(default_factory=lambda: list(PROMPTS))
+    instructions: str = INSTRUCTIONS
+    #: seconds each method takes to answer
+    latency: dict[str, float] = field(
+        default_factory=lambda: {
+            "initialize": 0.21,
+            "tools/list": 0.048,
+            "resources/list": 0.031,
+            "resources/templates/list": 0.067,
+            "prompts/list": 0.022,
+            "ping": 0.003,
+            "logging/setLevel": 0.004,
+        }
+    )
+    #: frames (raw text) the server sends right after `notifications/initialized`
+    after_initialized: list[str] = field(default_factory=list)
+    stderr_at_start: list[str] = field(
+        default_factory=lambda: ["weather server 2.1.0 starting", "cache: 14 cities"]
+    )
+
+    def capabilities(self) -> dict[str, Any]:
+        caps: dict[str, Any] = {
+            "tools": {"listChanged": True},
+            "resources": {"subscribe": True},
+            "logging": {},
+        }
+        if self.prompts is not None:
+            caps["prompts"] = {}
+        return caps
+
+    def answer(self, request: Request) -> tuple[dict[str, Any], float]:
+        method = request.method
+        delay = self.latency.get(method, 0.01)
+        lists = {
+            "tools/list": ("tools", self.tools),
+            "resources/list": ("resources", self.resources),
+            "resources/templates/list": ("resourceTemplates", self.templates),
+            "prompts/list": ("prompts", self.prompts or []),
+        }
+        if method == "initialize":
+            result: dict[str, Any] = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": self.capabilities(),
+                "serverInfo": {"name": "weather", "version": "2.1.0", "title": "Weather Service"},
+                "instructions": self.instructions,
+            }
+        elif method in lists:
+            key, items = lists[method]
+            result = {key: items}
+        elif method in ("ping", "logging/setLevel"):
+            result = {}
+        else:
+            return {
+                "jsonrpc": "2.0",
+                "id": request.id,
+                "error": {"code": -32601, "message": f"Method not found: {method}"},
+            }, delay
+        return {"jsonrpc": "2.0", "id": request.id, "result": result}, delay
+
+
+class ScriptedTransport:
+    """An in-memory stdio look-alike: frames go to `Script`, answers come back on the virtual clock."""
+
+    name = "stdio"
+
+    def __init__(self, traffic: TrafficLog, script: Script, clock: StepClock) -> None:
+        self.traffic = traffic
+        self.script = script
+        self.clock = clock
+        self.returncode: int | None = None
+        self._queue: list[tuple[float, int, str, str]] = []  # (due, order, kind, text)
+        self._order = 0
+        self._wake = asyncio.Event()
+        self._ended = False
+        self._exit_logged = False
+
+    # -- the protocol ------------------------------------------------------------------------------------
+    async def start(self) -> None:
+        self.traffic.info("spawned python weather_server.py (pid 4242)", "process", event="spawned", pid=4242)
+        for line in self.script.stderr_at_start:
+            self._push(0.002, "stderr", line)
+
+    async def send(self, text: str, message: Message) -> TrafficEvent:
+        event = self.traffic.sent(text, message, "stdio")
+        if isinstance(message, Request):
+            reply, delay = self.script.answer(message)
+            self._push(delay, "frame", json.dumps(reply, separators=(",", ":")))
+        elif getattr(message, "method", None) == "notifications/initialized":
+            for raw in self.script.after_initialized:
+                self._push(0.005, "frame", raw)
+        return event
+
+    async def __aiter__(self) -> AsyncIterator[TrafficEvent]:
+        while True:
+            while not self._queue:
+                if self._ended:
+                    return
+                self._wake.clear()
+                await self._wake.wait()
+            for _ in range(3):  # let requests sent in the same breath be scheduled first
+                await asyncio.sleep(0)
+            due, _, kind, text = heapq.heappop(self._queue)
+            self.clock.now = max(self.clock.now, due)
+            if kind == "stderr":
+                self.traffic.stderr(text)
+            elif kind == "eof":
+                self._ended = True
+                self._log_exit(expected=False)
+                return
+            else:
+                yield self.traffic.received(text.encode(), "stdio")
+
+    async def close(self) -> None:
+        if self.returncode is None:
+            self.returncode = 0
+        self._ended = True
+        self._wake.set()
+        self._log_exit(expected=True)
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "transport": "stdio",
+            "command": "python weather_server.py",
+            "pid": 4242,
+            "cwd": "/srv/weather",
+        }
+
+    def ended_error(self, doing: str) -> ServerExitedError:
+        tail = [e.raw for e in self.traffic if e.channel == "stderr"][-10:]
+        what = f"the server exited with code {self.returncode}"
+        return ServerExitedError(
+            f"{what} while {doing}" if doing else what, returncode=self.returncode, stderr_tail=tail
+        )
+
+    # -- what a test makes the server do ---------------------------------------------------------------
+    def die(self, code: int, last_words: list[str]) -> None:
+        for line in last_words:
+            self._push(0.001, "stderr", line)
+        self.returncode = code
+        self._push(0.002, "eof", "")
+
+    def emit(self, raw: str, delay: float = 0.01) -> None:
+        self._push(delay, "frame", raw)
+
+    def _push(self, delay: float, kind: str, text: str) -> None:
+        self._order += 1
+        heapq.heappush(self._queue, (self.clock.now + delay, self._order, kind, text))
+        self._wake.set()
+
+    def _log_exit(self, expected: bool) -> None:
+        if not self._exit_logged:
+            self._exit_logged = True
+            code = self.returncode if self.returncode is not None else 0
+            self.traffic.info(
+                f"server exited with code {code}",
+                "process",
+                event="exited",
+                returncode=code,
+                expected=expected,
+            )
+
+
+@dataclass
+class ScriptedSession:
+    """An app wired to a scripted server; `transport` is the live one (None between connections)."""
+
+    app: InspectApp
+    clock: StepClock
+    script: Script
+    transports: list[ScriptedTransport] = field(default_factory=list)
+
+    @property
+    def transport(self) -> ScriptedTransport:
+        return self.transports[-1]
+
+
+def scripted_app(script: Script | None = None, *, settings: InspectSettings | None = None) -> ScriptedSession:
+    """`make_app()` over the scripted server, with the virtual clock shared by the log and the app."""
+    clock = StepClock()
+    script = script or Script()
+    session_ref: list[ScriptedSession] = []
+
+    def connector(traffic: TrafficLog) -> AbstractAsyncContextManager[Client]:
+        @asynccontextmanager
+        async def open_client() -> AsyncIterator[Client]:
+            transport = ScriptedTransport(traffic, script, clock)
+            session_ref[0].transports.append(transport)
+            async with Client(transport, era=LegacyEra(), timeout=None) as client:
+                yield client
+
+        return open_client()
+
+    settings = settings or InspectSettings(protocol_era="legacy")
+    app = make_app(
+        None, settings=settings, connector=connector, traffic=TrafficLog(clock=clock, wall=clock), clock=clock
+    )
+    app.target = "python weather_server.py"
+    app.animation_level = "none"  # a tab underline caught mid-slide would make snapshots flap
+    session = ScriptedSession(app, clock, script)
+    session_ref.append(session)
+    return session
+
+
+async def wait_for(pilot: Any, condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Pause the pilot until `condition()` holds (a condition, never a fixed sleep)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {getattr(condition, '__name__', 'a condition')}")
+        await pilot.pause(0.02)
+
+
+async def settle(pilot: Any, app: InspectApp) -> None:
+    """Wait until the app is connected, the catalogue is in and every view has taken in the log."""
+    await wait_for(pilot, lambda: app.session.state in ("connected", "exited", "failed", "disconnected"))
+    await wait_for(
+        pilot,
+        lambda: (
+            all(
+                app.catalog.items(k) is not None or k in app.catalog.unavailable
+                for k in ("tools", "resources", "templates", "prompts")
+            )
+            or app.session.is_dead
+        ),
+    )
+    requests = [w for w in app.workers if w.group == "requests"]
+    if requests:  # an empty list would mean "every worker", the never-ending connection included
+        await app.workers.wait_for_complete(requests)
+    await pilot.pause()
+    length = len(app.traffic)
+    await wait_for(pilot, lambda: all(view._scanned == length for view in app.panel.views()))
+    await quiet(pilot)
+
+
+async def quiet(pilot: Any) -> None:
+    """Let relabelled tabs lay out and their underlines catch up with the labels' new widths.
+
+    Textual places a tab's underline from the tab's region right after a relabel, which can be before
+    the new width is laid out; a counted tab title ("Traffic 17") then keeps a stale underline for a frame
+    or more. Snapshots wait until every underline matches its tab (nudging the stale ones).
+    """
+    for _ in range(50):
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        stale = [tabs for tabs in _all_tabs(pilot.app) if not _underline_matches(tabs)]
+        if not stale:
+            return
+        for tabs in stale:
+            tabs._highlight_active(animate=False)
+    raise AssertionError("tab underlines did not settle")
+
+
+def _all_tabs(app: Any) -> list[Tabs]:
+    return [tabs for screen in app.screen_stack for tabs in screen.query(Tabs)]
+
+
+def _underline_matches(tabs: Tabs) -> bool:
+    active = tabs.active_tab
+    if active is None or not tabs.display:
+        return True
+    start, end = active.virtual_region.shrink(active.styles.gutter).column_span
+    underline = tabs.query_one(Underline)
+    return (underline.highlight_start, underline.highlight_end) == (start, end)
