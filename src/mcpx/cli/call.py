@@ -161,7 +161,7 @@ async def _run(
     if recording is not None:
         recording.attach(log)
     if traffic:
-        log.subscribe(TrafficPrinter(log))
+        TrafficPrinter(log).attach()
     client = Client(spec.open(log), era=era, timeout=timeout, **handlers)
     try:
         await client.connect()

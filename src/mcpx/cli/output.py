@@ -41,6 +41,15 @@ class TrafficPrinter:
         self.log = log
         self.stream = stream or sys.stderr
 
+    def attach(self) -> None:
+        self.log.subscribe(self)
+        self.log.subscribe_flags(self.flagged)
+
+    def flagged(self, event: TrafficEvent, problem: str) -> None:
+        """A problem found after the event was printed (a late answer, a failed handler)."""
+        when = f"+{self.log.elapsed(event):.3f}s"
+        self.stream.write(f"{when} ! {problem} (event #{event.seq})\n")
+
     def __call__(self, event: TrafficEvent) -> None:
         when = f"+{self.log.elapsed(event):.3f}s"
         if event.channel == "stderr":

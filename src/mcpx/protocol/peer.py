@@ -197,7 +197,10 @@ class Peer:
                     await self._cancel_remote(rid, f"timed out after {pending.timeout:g} s")
             raise
         except asyncio.CancelledError:
-            if not pending.future.done() and method != "initialize" and self._ended is None:
+            # cancelling our task cancelled the future it awaited: an answer that came first is `done()`
+            # without being `cancelled()`, and then there is nothing left to cancel on the server
+            unanswered = not pending.future.done() or pending.future.cancelled()
+            if unanswered and method != "initialize" and self._ended is None:
                 with contextlib.suppress(Exception):
                     await self._cancel_remote(rid, "the caller cancelled the request")
             raise
@@ -299,7 +302,7 @@ class Peer:
     def _problem(self, event: TrafficEvent, text: str) -> None:
         if text in event.flags:
             return
-        event.flags.append(text)
+        self.traffic.flag(event, text)  # views that already showed the event hear of it too
         self.problems.append((event, text))
 
     def _dispatch(self, event: TrafficEvent) -> None:
@@ -311,14 +314,16 @@ class Peer:
             assert isinstance(message, Response)
             pending = self._pending.get(message.id)
             if pending is None or pending.future.done():
-                self._problem(event, self._stray(message.id))
+                if not event.flags:  # the log already names a duplicate or a stray answer
+                    self._problem(event, self._stray(message.id))
             else:
                 pending.future.set_result(event)
         elif kind is ErrorResponse:
             assert isinstance(message, ErrorResponse)
             pending = self._pending.get(message.id) if message.id is not None else None
             if pending is None or pending.future.done():
-                self._problem(event, self._stray(message.id))
+                if not event.flags:  # the log already names a duplicate or a stray answer
+                    self._problem(event, self._stray(message.id))
             else:
                 pending.future.set_exception(
                     RpcError(pending.method, message.code, message.message, message.data)
@@ -382,9 +387,9 @@ class Peer:
                 raise
             except Exception as exc:
                 reply = ErrorResponse(message.id, INTERNAL_ERROR, f"mcpx failed to answer: {exc}")
-        if self._ended is None:
-            with contextlib.suppress(McpxError, OSError):
-                await self.transport.send(encode(reply.to_obj()), reply)
+        # even when our reading has ended (stdin closed after a piped request), the answer can still go out
+        with contextlib.suppress(McpxError, OSError, RuntimeError):
+            await self.transport.send(encode(reply.to_obj()), reply)
 
 
 def _seen(task: asyncio.Future[Any]) -> None:

@@ -36,14 +36,37 @@ def _kill_live_groups() -> None:
 atexit.register(_kill_live_groups)
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+def _parent_death_signal(sig: int) -> None:  # pragma: no cover - runs in the child between fork and exec
     try:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        libc.prctl(1, sig)  # PR_SET_PDEATHSIG
     except Exception:
         pass
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    _parent_death_signal(signal.SIGKILL)
+
+
+def _term_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    _parent_death_signal(signal.SIGTERM)
+
+
+# The sentinel outlives nothing: it waits, and when mcpx dies (PDEATHSIG) it kills the server's whole
+# process group, grandchildren included — what PDEATHSIG on the server alone cannot do.
+_SENTINEL = (
+    "import os,signal,sys\n"
+    "def end(*_):\n"
+    "    try: os.killpg(int(sys.argv[1]), signal.SIGKILL)\n"
+    "    except OSError: pass\n"
+    "    os._exit(0)\n"
+    "signal.signal(signal.SIGTERM, end)\n"
+    "while True: signal.pause()\n"
+)
+#: seconds to let a dead server's last stdout lines arrive before its leftover group is killed
+EXIT_DRAIN = 0.5
 
 
 class StdioTransport:
@@ -74,6 +97,9 @@ class StdioTransport:
         self.returncode: int | None = None
         self.stderr_tail: deque[str] = deque(maxlen=stderr_tail)
         self._stderr_task: asyncio.Task[None] | None = None
+        self._watch_task: asyncio.Task[None] | None = None
+        self._sentinel: asyncio.subprocess.Process | None = None
+        self._stdout_eof = False
         self._closing = False
         self._exit_logged = False
 
@@ -83,6 +109,8 @@ class StdioTransport:
         self.returncode = None
         self._closing = False
         self._exit_logged = False
+        self._stdout_eof = False
+        self.stderr_tail.clear()
         env = {**os.environ, **self.env} if self.inherit_env else dict(self.env)
         cmdline = shlex.join(self.command)
         try:
@@ -117,6 +145,42 @@ class StdioTransport:
             env_keys=sorted(self.env),
         )
         self._stderr_task = asyncio.create_task(self._read_stderr(), name="mcpx-stdio-stderr")
+        self._watch_task = asyncio.create_task(self._watch_exit(), name="mcpx-stdio-exit")
+        if sys.platform == "linux":
+            await self._start_sentinel(self.process.pid)
+
+    async def _start_sentinel(self, pgid: int) -> None:
+        with contextlib.suppress(OSError):
+            self._sentinel = await asyncio.create_subprocess_exec(
+                sys.executable, "-I", "-S", "-c", _SENTINEL, str(pgid),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+                start_new_session=True,
+                preexec_fn=_term_with_parent,
+            )  # fmt: skip
+
+    async def _stop_sentinel(self) -> None:
+        sentinel, self._sentinel = self._sentinel, None
+        if sentinel is not None and sentinel.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                sentinel.kill()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(sentinel.wait(), timeout=self.grace)
+
+    async def _watch_exit(self) -> None:
+        """A dead server whose grandchild still holds stdout would never reach EOF: end it here."""
+        process = self.process
+        assert process is not None
+        await process.wait()
+        await asyncio.sleep(EXIT_DRAIN)
+        if not self._stdout_eof and not self._closing:
+            self.traffic.info(
+                "the server exited but something it started still holds its output; "
+                "stopping its process group",
+                "process",
+            )
+            self._signal_group(signal.SIGKILL, running=True)
 
     def describe(self) -> dict[str, object]:
         return {
@@ -152,6 +216,7 @@ class StdioTransport:
             try:
                 line = await stdout.readuntil(b"\n")
             except asyncio.IncompleteReadError as exc:
+                self._stdout_eof = True
                 if exc.partial.strip():
                     yield received(exc.partial.rstrip(b"\r"), "stdio", {"unterminated": True})
                 break
@@ -183,6 +248,9 @@ class StdioTransport:
         # the leader is gone; take down anything it left in its group
         self._signal_group(signal.SIGTERM)
         _LIVE_GROUPS.discard(process.pid)
+        await self._stop_sentinel()
+        if self._watch_task is not None:
+            self._watch_task.cancel()
         if self._stderr_task is not None:
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=0.5)
@@ -190,9 +258,9 @@ class StdioTransport:
         self._log_exit()
 
     # -- helpers -------------------------------------------------------------------------------------
-    def _signal_group(self, sig: signal.Signals) -> None:
+    def _signal_group(self, sig: signal.Signals, running: bool | None = None) -> None:
         assert self.process is not None
-        running = self.process.returncode is None
+        running = self.process.returncode is None if running is None else running
         try:
             os.killpg(self.process.pid, sig)
         except (ProcessLookupError, PermissionError):
@@ -222,7 +290,8 @@ class StdioTransport:
             return
         self._exit_logged = True
         self.returncode = code = process.returncode
-        _LIVE_GROUPS.discard(process.pid)
+        # stays in _LIVE_GROUPS until close(): grandchildren may outlive the leader
+
         how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
         self.traffic.info(f"server {how}", "process", event="exited", returncode=code, expected=self._closing)
 

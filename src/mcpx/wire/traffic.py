@@ -8,6 +8,7 @@ JSON-RPC id so a response finds its request (and so its method and latency).
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -25,6 +26,8 @@ from mcpx.wire.jsonrpc import (
 )
 
 Direction = Literal["in", "out", "info"]
+#: how many answered request ids the log remembers to recognise duplicates
+ANSWERED_MEMORY = 10_000
 Channel = Literal["stdio", "stderr", "http", "sse", "process", "protocol", "memory"]
 
 
@@ -77,6 +80,7 @@ class TrafficEvent:
 
 
 Listener = Callable[[TrafficEvent], None]
+FlagListener = Callable[[TrafficEvent, str], None]
 
 
 class TrafficLog:
@@ -89,6 +93,9 @@ class TrafficLog:
     def __init__(self, clock: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time):
         self._events: list[TrafficEvent] = []
         self._listeners: list[Listener] = []
+        self._flag_listeners: list[FlagListener] = []
+        #: recently answered requests, so a second answer is called a duplicate
+        self._answered: OrderedDict[tuple[str, JsonId], int] = OrderedDict()
         self._open: dict[tuple[str, JsonId], TrafficEvent] = {}
         self._clock = clock
         self._wall = wall
@@ -156,6 +163,17 @@ class TrafficLog:
     def flag(self, event: TrafficEvent, problem: str) -> None:
         """Attach a diagnostic to an event already in the log (a protocol problem found later)."""
         event.flags.append(problem)
+        for listener in tuple(self._flag_listeners):
+            try:
+                listener(event, problem)
+            except Exception as exc:
+                self.listener_errors.append(exc)
+                self._flag_listeners.remove(listener)
+
+    def subscribe_flags(self, listener: FlagListener) -> Callable[[], None]:
+        """Call `listener(event, problem)` when a problem is attached to an event after it was appended."""
+        self._flag_listeners.append(listener)
+        return lambda: self._flag_listeners.remove(listener) if listener in self._flag_listeners else None
 
     def _append_decoded(
         self, direction: Direction, channel: Channel, decoded: Decoded, facts: dict[str, Any] | None
@@ -198,15 +216,29 @@ class TrafficLog:
             event.method = message.method
         elif isinstance(message, (Response, ErrorResponse, Malformed)) and message.id is not None:
             # a response travels the other way from its request
-            origin = "out" if direction == "in" else "in"
-            request = self._open.pop((origin, message.id), None)
+            origin: Direction = "out" if direction == "in" else "in"
+            key = (origin, message.id)
+            request = self._open.pop(key, None)
             if request is not None:
                 event.request_seq = request.seq
                 event.method = request.method
                 event.latency = event.mono - request.mono
                 request.response_seq = event.seq
+                self._answered[key] = request.seq
+                if len(self._answered) > ANSWERED_MEMORY:
+                    self._answered.popitem(last=False)
             elif not isinstance(message, Malformed):
-                event.flags.append(f"response to id {message.id!r}, which has no request in flight")
+                first = self._answered.get(key)
+                if first is not None:
+                    request = self._events[first]
+                    event.request_seq = first
+                    event.method = request.method
+                    event.flags.append(
+                        f"duplicate answer to {request.method} (id {message.id!r}), "
+                        "which was answered already"
+                    )
+                else:
+                    event.flags.append(f"response to id {message.id!r}, which has no request in flight")
 
     def _notify(self, event: TrafficEvent) -> None:
         for listener in tuple(self._listeners):
