@@ -115,8 +115,9 @@ def everything_report() -> CheckReport:
     if not EVERYTHING.exists() or shutil.which("node") is None:
         pytest.skip("@modelcontextprotocol/server-everything is not installed (npm ci, see README)")
     spec = resolve_target(str(EVERYTHING))
-    # read-only tools only (its default); trigger-long-running-operation takes 10 s, the deadline cuts it
-    return _run(spec, CheckOptions(timeout=20, call_tools=True, tool_timeout=3))
+    # read-only tools only (its default); trigger-long-running-operation takes 10 s (progress every 2 s):
+    # the deadline cuts it after two progress notifications
+    return _run(spec, CheckOptions(timeout=20, call_tools=True, tool_timeout=5))
 
 
 @pytest.mark.npm

@@ -284,7 +284,8 @@ async def cancellation(ctx: CheckContext) -> Outcome:
             await asking
         cancelled = next((e for e in session.log.since(mark) if e.method == "notifications/cancelled"), None)
         remaining = run.took - (time.monotonic() - began) if run.completed else 2.0
-        window = min(max(remaining + 0.5, 0.5), 3.0)
+        # twice what the call had left (a loaded machine runs slower than the first call did), 0.5–3 s
+        window = min(max(2 * remaining + 0.5, 0.5), 3.0)
         await asyncio.sleep(window)
         request = session.find_request(rid)
         response = session.log[request.response_seq] if request and request.response_seq is not None else None

@@ -24,7 +24,8 @@ LARGE_IDS: tuple[JsonId, ...] = (2**53 + 1, 2**63 - 1, -(2**53) - 1)
 
 
 def _short(ctx: CheckContext) -> float:
-    return min(ctx.options.timeout, 2.0)
+    """How long to wait for answers that a broken server never sends (ping and discover are quick)."""
+    return min(ctx.options.timeout, 5.0)
 
 
 def _unasked(session: Session, since: int, *skip: TrafficEvent | None) -> list[TrafficEvent]:
