@@ -75,3 +75,19 @@ def test_unreachable_exits_4() -> None:
     proc = mcpx_call(url, "--method", "tools/list")
     assert proc.returncode == 4
     assert "connection refused" in error(proc)["message"]
+
+
+def test_bearer_and_server_url_flags(servers: dict[str, Server], monkeypatch: pytest.MonkeyPatch) -> None:
+    url = servers["faulty"].url("/auth/mcp")
+    proc = mcpx_call(
+        "--server-url", url, "--bearer", "good-token-1234", "--method", "tools/list", "--transport", "http",
+        "--traffic", "--format", "json",
+    )  # fmt: skip
+    assert result(proc)["tools"][0]["name"] == "echo"
+    assert "good-token" not in proc.stderr
+    monkeypatch.setenv("MCPX_BEARER", "good-token-1234")
+    proc = mcpx_call(url, "--method", "tools/list", "--transport", "http", "--format", "json")
+    assert result(proc)["tools"][0]["name"] == "echo"
+    both = mcpx_call(url, "--server-url", url, "--method", "tools/list")
+    assert both.returncode == 1
+    assert "not both" in error(both)["message"]

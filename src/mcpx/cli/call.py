@@ -90,6 +90,9 @@ def command(
     protocol_era: o.EraOpt = "auto",
     protocol_version: o.Version = None,
     probe_timeout: o.ProbeTimeout = 2.0,
+    bearer: o.Bearer = None,
+    secret_header: o.SecretHeader = None,
+    server_url: o.ServerUrl = None,
     elicit: Annotated[
         str | None,
         typer.Option(
@@ -126,6 +129,7 @@ def command(
         target, server_args or [], env or [], cwd, header or [], transport, config, server,
         timeout, protocol_era, protocol_version, probe_timeout,
     )  # fmt: skip
+    connection.remote(bearer, secret_header, server_url)
 
     def prepare() -> Coroutine[Any, Any, int]:
         if method is None:
@@ -183,12 +187,12 @@ async def _run(
 async def _send(client: Client, request: CallRequest) -> tuple[Any, bool]:
     method = request.method
     params = o.parse_params(request.params)
-    if (
-        request.log_level is not None
-        and method != "logging/setLevel"
-        and "logging" in client.server_capabilities
-    ):
-        await client.set_logging_level(request.log_level)
+    if request.log_level is not None and method != "logging/setLevel":
+        # modern: the level rides in each request's _meta, which servers honour without advertising
+        # logging; legacy: logging/setLevel only where the server has the capability (else it is -32601)
+        modern = client.opened is not None and client.opened.era == "modern"
+        if modern or "logging" in client.server_capabilities:
+            await client.set_logging_level(request.log_level)
     if method == "initialize":
         return client.opened.raw if client.opened else None, False
     if method in LIST_METHODS:

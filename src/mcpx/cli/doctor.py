@@ -28,6 +28,9 @@ def command(
     protocol_era: o.EraOpt = "auto",
     protocol_version: o.Version = None,
     probe_timeout: o.ProbeTimeout = 2.0,
+    bearer: o.Bearer = None,
+    secret_header: o.SecretHeader = None,
+    server_url: o.ServerUrl = None,
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
 ) -> None:
     """Walk the connection step by step and stop at the first step that fails."""
@@ -37,6 +40,7 @@ def command(
         target, server_args or [], env or [], cwd, header or [], transport, config, server,
         timeout, protocol_era, protocol_version, probe_timeout,
     )  # fmt: skip
+    connection.remote(bearer, secret_header, server_url)
 
     def prepare() -> Coroutine[Any, Any, int]:
         if fmt not in ("text", "json"):

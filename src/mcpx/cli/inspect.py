@@ -27,6 +27,9 @@ def command(
     protocol_era: o.EraOpt = "auto",
     protocol_version: o.Version = None,
     probe_timeout: o.ProbeTimeout = 2.0,
+    bearer: o.Bearer = None,
+    secret_header: o.SecretHeader = None,
+    server_url: o.ServerUrl = None,
     log_level: Annotated[
         str | None, typer.Option("--log-level", help="Ask the server for logs at this level.")
     ] = None,
@@ -37,6 +40,7 @@ def command(
         target, server_args or [], env or [], cwd, header or [], transport, config, server,
         timeout, protocol_era, protocol_version, probe_timeout,
     )  # fmt: skip
+    connection.remote(bearer, secret_header, server_url)
     try:
         spec = connection.spec()
         connection.era(spec)  # refuse a bad era or version before the screen opens

@@ -4,6 +4,7 @@ parsing of the small `key=value` languages the official inspector's CLI uses."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -40,6 +41,13 @@ Timeout = Annotated[
 ]
 EraOpt = Annotated[str, typer.Option("--protocol-era", help="legacy, auto or modern.")]
 Version = Annotated[str | None, typer.Option("--protocol-version", help="Pin one protocol revision.")]
+Bearer = Annotated[
+    str | None, typer.Option("--bearer", help="A token sent as Authorization: Bearer (or $MCPX_BEARER).")
+]
+SecretHeader = Annotated[
+    list[str] | None, typer.Option("--secret-header", help="A header name whose value is masked in traffic.")
+]
+ServerUrl = Annotated[str | None, typer.Option("--server-url", help="The server's URL (instead of TARGET).")]
 ProbeTimeout = Annotated[
     float, typer.Option("--probe-timeout", help="Seconds auto waits for server/discover before legacy.")
 ]
@@ -61,6 +69,18 @@ class ConnectionOptions:
     protocol_era: str = "auto"
     protocol_version: str | None = None
     probe_timeout: float = 2.0
+    #: `--bearer` / $MCPX_BEARER: sent as `Authorization: Bearer …` (masked in traffic and recordings)
+    bearer: str | None = None
+    #: more header names whose values are masked
+    secret_headers: list[str] = field(default_factory=list)
+    #: `--server-url`: the official inspector's spelling of a URL target
+    server_url: str | None = None
+
+    def remote(self, bearer: str | None, secret_headers: list[str] | None, server_url: str | None) -> None:
+        """Take the HTTP-only flags (shared by every command that reaches a server)."""
+        self.bearer = bearer or os.environ.get("MCPX_BEARER") or None
+        self.secret_headers = list(secret_headers or [])
+        self.server_url = server_url
 
     @property
     def request_timeout(self) -> float | None:
@@ -82,6 +102,12 @@ class ConnectionOptions:
         transport: TransportName = self.transport  # type: ignore[assignment]
         env = parse_pairs(self.env, "-e", "KEY=VALUE")
         headers = parse_headers(self.headers)
+        if self.bearer:
+            headers["Authorization"] = f"Bearer {self.bearer}"
+        if self.server_url is not None:
+            if self.target is not None:
+                raise UsageError("give either TARGET or --server-url, not both")
+            self.target = self.server_url
         if self.config is not None:
             from mcpx.workspace.config import pick_server
 
@@ -96,14 +122,17 @@ class ConnectionOptions:
                 spec.command.extend(self.server_args)
             if transport != "auto":
                 spec.transport = transport
+            spec.secret_headers.extend(self.secret_headers)
             return spec
         if self.server is not None:
             raise UsageError("--server names a server in a config file: add --config FILE")
         if self.target is None:
             raise UsageError("no TARGET given: name a server script, a command or a URL (or use --config)")
-        return resolve_target(
+        spec = resolve_target(
             self.target, self.server_args, env=env, cwd=self.cwd, headers=headers, transport=transport
         )
+        spec.secret_headers.extend(self.secret_headers)
+        return spec
 
 
 def parse_pairs(items: list[str] | None, flag: str, shape: str) -> dict[str, str]:

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from mcpx.errors import ConnectError, McpxError, RequestTimeoutError, RpcError
+from mcpx.errors import ConnectError, McpxError, RequestTimeoutError, RpcError, ServerExitedError
 from mcpx.protocol.eras import Answer, ClientIdentity, Era, LegacyEra, Opened, Resend, Send
 from mcpx.protocol.modern import ModernEra, is_modern_evidence
 from mcpx.protocol.peer import Peer
@@ -127,12 +127,28 @@ class AutoEra:
             reason = f"server/discover answered error {exc.error_code} ({exc.error_message})"
         except RequestTimeoutError:
             reason = f"no answer to server/discover within {self.probe_timeout:g} s"
-        except ConnectError as exc:
+        except ServerExitedError as exc:
             reason = f"the server ended when probed ({exc.message.split(';')[0]}); mcpx started it again"
             await peer.restart()
+        except ConnectError as exc:
+            # a refused probe (an HTTP 400 with no JSON-RPC body, say) is no evidence of a modern server
+            reason = f"server/discover was refused ({exc.message.splitlines()[0]})"
+            if peer.closed.is_set():
+                await peer.restart()
         log.info(f"era: legacy — {reason}; using the initialize handshake", "protocol", era="legacy")
         legacy = LegacyEra()
-        return self._chose(await legacy.open(peer, client, timeout), legacy)
+        try:
+            return self._chose(await legacy.open(peer, client, timeout), legacy)
+        except RpcError as exc:
+            # a server slower to start than the probe answers initialize with -32022 naming only modern
+            # revisions: that is the evidence the probe did not wait long enough to see
+            if not is_modern_evidence(exc):
+                raise
+            log.info(
+                f"era: modern after all — initialize was refused with -32022 ({exc.error_message})",
+                "protocol",
+            )
+            return self._chose(await modern.open(peer, client, timeout), modern)
 
     async def _alive(self, peer: Peer) -> bool:
         return not peer.closed.is_set()

@@ -264,7 +264,12 @@ class Client:
         if not refresh and name in self._cache and name not in self._dirty and self._fresh(name):
             return self._cache[name]
         method, key, _ = LISTS[name]
-        raw = await self.list_all(method, key)
+        self._dirty.discard(name)  # before fetching: a change announced meanwhile dirties it again
+        try:
+            raw = await self.list_all(method, key)
+        except BaseException:
+            self._dirty.add(name)
+            raise
         ttl = raw.get("ttlMs")
         if isinstance(ttl, int) and not isinstance(ttl, bool):
             # the server's cache hint: fresh until then (negative means 0); without one, until list_changed
@@ -278,7 +283,6 @@ class Client:
                 self.peer.problems.append((event, problem))
                 self.traffic.flag(event, problem)
         self._cache[name] = views
-        self._dirty.discard(name)
         return views
 
     async def list_tools(self, *, refresh: bool = False) -> list[Tool]:
@@ -315,8 +319,10 @@ class Client:
         return dirty
 
     async def _refresh(self, name: str) -> None:
+        # a change announced while a refresh is in flight marks the list dirty again: fetch once more
         with contextlib.suppress(McpxError):
-            await self._list(name, refresh=True)
+            while name in self._dirty:
+                await self._list(name, refresh=True)
             for listener in list(self._list_listeners):
                 listener(name)
 
