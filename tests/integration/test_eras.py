@@ -125,16 +125,15 @@ def test_auto_falls_back_to_the_handshake_and_says_why(mode: str, why: str) -> N
 def test_a_silent_legacy_server_costs_the_probe_timeout_once() -> None:
     started = time.monotonic()
     first = mcpx_call(PROBE, "silent", "--method", "tools/list", "--probe-timeout", "1", "--traffic")
-    first_took = time.monotonic() - started
+    first_took = time.monotonic() - started  # the probe waited its full second
     assert first.returncode == 0, first.stderr
     assert "no answer to server/discover within 1 s" in first.stderr
     assert first_took >= 1.0
-    started = time.monotonic()
+    # the second run waits for nothing: it sends no probe at all (timing it would only measure the machine)
     second = mcpx_call(PROBE, "silent", "--method", "tools/list", "--probe-timeout", "1", "--traffic")
     assert second.returncode == 0
     assert "remembered verdict, legacy" in second.stderr
     assert "server/discover" not in second.stderr
-    assert time.monotonic() - started < first_took
 
 
 def test_a_wrong_remembered_verdict_is_probed_again(tmp_path: Path) -> None:
