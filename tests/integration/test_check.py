@@ -2,15 +2,19 @@
 right, and one mode per rule that breaks that rule alone. The correct server passes every check (none is
 skipped); each broken mode is caught by exactly the check for its rule and by no other.
 
-All modes run once, side by side, in a module fixture (each run starts four small processes: the modern
-connection, the legacy one, and two fresh processes for the checks that need a server nobody spoke to).
+All modes run once, side by side, in a fixture shared by the xdist workers (each run starts four small
+processes: the modern connection, the legacy one, and two fresh processes for the checks that need a
+server nobody spoke to).
 """
 
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,20 +46,35 @@ SKIPS = {
 DUAL_ERA_SKIPS = {"modern.initialize-refusal"}
 
 
-async def _run_all() -> dict[str, CheckReport]:
+async def _run_all() -> dict[str, dict[str, Any]]:
     gate = asyncio.Semaphore(8)
 
-    async def one(mode: str) -> tuple[str, CheckReport]:
+    async def one(mode: str) -> tuple[str, dict[str, Any]]:
         async with gate:
             spec = resolve_target(str(SERVER), [mode])
-            return mode, await run_checks(spec, CheckOptions(timeout=15, call_tools=True))
+            report = await run_checks(spec, CheckOptions(timeout=15, call_tools=True))
+            return mode, report.to_json(frames=True)
 
     return dict(await asyncio.gather(*(one(mode) for mode, _ in MODES)))
 
 
-@pytest.fixture(scope="module")
-def reports() -> dict[str, CheckReport]:
-    return asyncio.run(_run_all())
+@pytest.fixture(scope="session")
+def reports(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[str, dict[str, Any]]:
+    """Every mode's report (as `--format json` writes it), made once even when xdist runs the tests of this
+    module on several workers: the first worker runs the matrix under a lock, the others read its file."""
+    if worker_id == "master":  # no xdist
+        return asyncio.run(_run_all())
+    shared = tmp_path_factory.getbasetemp().parent  # this run's, shared by its workers
+    path = shared / "check-matrix.json"
+    with open(shared / "check-matrix.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():
+            path.write_text(json.dumps(asyncio.run(_run_all())), encoding="utf-8")
+        return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _results(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {r["id"]: r for r in report["checks"]}
 
 
 def test_the_table_names_every_check_once() -> None:
@@ -66,66 +85,65 @@ def test_the_table_names_every_check_once() -> None:
     assert ids - set(caught) == set()
 
 
-def test_a_server_that_keeps_every_rule_passes_every_check(reports: dict[str, CheckReport]) -> None:
+def test_a_server_that_keeps_every_rule_passes_every_check(reports: dict[str, dict[str, Any]]) -> None:
     report = reports["none"]
-    assert {r.id: (r.status, r.detail) for r in report.results if r.status != "pass"} == {
+    assert {i: (r["status"], r["detail"]) for i, r in _results(report).items() if r["status"] != "pass"} == {
         "modern.initialize-refusal": ("skip", "the server answers initialize: it speaks the legacy era too")
     }
-    assert report.exit_code == 0
-    assert report.main_era == "modern"
-    assert report.eras == {"modern": "2026-07-28", "legacy": "2025-11-25"}
-    assert len(report.results) == len(all_checks())
+    assert report["exit_code"] == 0
+    assert report["main_era"] == "modern"
+    assert report["eras"] == {"modern": "2026-07-28", "legacy": "2025-11-25"}
+    assert len(report["checks"]) == len(all_checks())
 
 
-def test_a_modern_only_server_skips_the_legacy_checks_saying_why(reports: dict[str, CheckReport]) -> None:
+def test_a_modern_only_server_skips_the_legacy_checks_saying_why(reports: dict[str, dict[str, Any]]) -> None:
     report = reports["modern-only"]
-    results = {r.id: r for r in report.results}
-    assert {i for i, r in results.items() if r.status != "pass"} == LEGACY_CHECKS
-    assert all("does not speak the legacy era" in results[i].detail for i in LEGACY_CHECKS)
+    results = _results(report)
+    assert {i for i, r in results.items() if r["status"] != "pass"} == LEGACY_CHECKS
+    assert all("does not speak the legacy era" in results[i]["detail"] for i in LEGACY_CHECKS)
     refusal = results["modern.initialize-refusal"]
-    assert refusal.detail == "initialize refused with error -32602, supported ['2026-07-28']"
-    assert report.eras == {"modern": "2026-07-28", "legacy": None}
+    assert refusal["detail"] == "initialize refused with error -32602, supported ['2026-07-28']"
+    assert report["eras"] == {"modern": "2026-07-28", "legacy": None}
 
 
 @pytest.mark.parametrize(("mode", "expected"), [m for m in MODES if m[1] != "—"])
 def test_each_broken_rule_is_caught_by_exactly_its_check(
-    reports: dict[str, CheckReport], mode: str, expected: str
+    reports: dict[str, dict[str, Any]], mode: str, expected: str
 ) -> None:
     report = reports[mode]
-    flagged = {r.id: r.status for r in report.results if r.status in ("fail", "warn")}
+    results = _results(report)
+    flagged = {i: r["status"] for i, r in results.items() if r["status"] in ("fail", "warn")}
     level = next(c.level for c in all_checks() if c.id == expected)
     assert flagged == {expected: "fail" if level == "MUST" else "warn"}
-    assert report.exit_code == (6 if level == "MUST" else 0)
-    skipped = {r.id for r in report.results if r.status == "skip"}
+    assert report["exit_code"] == (6 if level == "MUST" else 0)
+    skipped = {i for i, r in results.items() if r["status"] == "skip"}
     assert skipped == SKIPS.get(mode, DUAL_ERA_SKIPS)
     # the finding points at the exchange that shows it, in the traffic log
-    finding = next(r for r in report.results if r.id == expected)
-    assert finding.exchanges, finding
-    frames = report.frames(finding)
-    assert frames and all(f["raw"] for f in frames)
+    finding = results[expected]
+    assert finding["exchange"], finding
+    assert finding["frames"] and all(f["raw"] for f in finding["frames"])
 
 
-def test_findings_point_at_the_frames_that_show_them(reports: dict[str, CheckReport]) -> None:
-    garbage = next(r for r in reports["silent-on-garbage"].results if r.id == "jsonrpc.parse-error")
-    raws = [f["raw"] for f in reports["silent-on-garbage"].frames(garbage)]
-    assert raws[0].startswith("mcpx check: this line is not JSON")
+def test_findings_point_at_the_frames_that_show_them(reports: dict[str, dict[str, Any]]) -> None:
+    garbage = _results(reports["silent-on-garbage"])["jsonrpc.parse-error"]
+    assert garbage["frames"][0]["raw"].startswith("mcpx check: this line is not JSON")
 
-    large = next(r for r in reports["large-ids-as-doubles"].results if r.id == "jsonrpc.id-echo-large")
-    assert "9007199254740993" in large.detail and "9007199254740992" in large.detail
+    large = _results(reports["large-ids-as-doubles"])["jsonrpc.id-echo-large"]
+    assert "9007199254740993" in large["detail"] and "9007199254740992" in large["detail"]
 
-    wrong = next(r for r in reports["echo-unknown-version"].results if r.id == "legacy.version-negotiation")
-    assert wrong.exchanges[0].log == "legacy.version-negotiation"  # its own fresh process
-    assert "2099-12-31" in wrong.detail
+    wrong = _results(reports["echo-unknown-version"])["legacy.version-negotiation"]
+    assert wrong["exchange"][0]["log"] == "legacy.version-negotiation"  # its own fresh process
+    assert "2099-12-31" in wrong["detail"]
 
 
-def test_a_server_killed_by_a_check_is_started_again(reports: dict[str, CheckReport]) -> None:
-    report = reports["dies-on-garbage"]
-    parse = next(r for r in report.results if r.id == "jsonrpc.parse-error")
-    assert parse.detail == "the server exited after a line that was not JSON"
-    assert any("exit code 1" in note and "starts it again" in note for note in parse.notes)
+def test_a_server_killed_by_a_check_is_started_again(reports: dict[str, dict[str, Any]]) -> None:
+    results = _results(reports["dies-on-garbage"])
+    parse = results["jsonrpc.parse-error"]
+    assert parse["detail"] == "the server exited after a line that was not JSON"
+    assert any("exit code 1" in note and "starts it again" in note for note in parse["notes"])
     # the checks after it ran against the new process and passed
-    assert {r.id for r in report.results if r.status == "fail"} == {"jsonrpc.parse-error"}
-    assert {r.id for r in report.results if r.status in ("warn", "skip")} == DUAL_ERA_SKIPS
+    assert {i for i, r in results.items() if r["status"] == "fail"} == {"jsonrpc.parse-error"}
+    assert {i for i, r in results.items() if r["status"] in ("warn", "skip")} == DUAL_ERA_SKIPS
 
 
 def test_checks_that_call_tools_skip_without_the_flag() -> None:
