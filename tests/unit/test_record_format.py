@@ -296,3 +296,36 @@ def test_invalid_utf8_and_huge_integers_survive_the_round_trip(tmp_path: Path) -
     # the raw text is kept exactly, and decodes to what the live decoder made of it
     assert recording.log[1].raw == log[1].raw and "123456789012345678901234567890" in recording.log[1].raw
     assert recording.log[1].message == log[1].message
+
+
+async def test_inside_a_loop_a_step_s_events_are_written_together_before_anything_waits(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+
+    log, _ = fake_clock()
+    path = tmp_path / "r.jsonl"
+    recorder = start_recording(path, log, SPEC)
+    log.stderr("one")
+    log.stderr("two")
+    assert read_recording(path).log.__len__() == 0  # still this loop step
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert [e.raw for e in read_recording(path).log] == ["one", "two"]
+    log.stderr("three")
+    recorder.close()  # close writes what is pending
+    assert [e.raw for e in read_recording(path).log] == ["one", "two", "three"]
+    assert recorder.events == 3
+
+
+async def test_a_flood_within_one_step_is_written_as_it_goes(tmp_path: Path) -> None:
+    from mcpx.record.writer import MAX_PENDING
+
+    log, _ = fake_clock()
+    path = tmp_path / "r.jsonl"
+    recorder = start_recording(path, log, SPEC)
+    for index in range(MAX_PENDING * 3):
+        log.stderr(f"line {index}")
+    assert len(read_recording(path).log) >= MAX_PENDING * 2  # nothing waits for the step to end
+    recorder.close()
+    assert len(read_recording(path).log) == MAX_PENDING * 3

@@ -1,9 +1,14 @@
 """The recorder: a tap on the traffic log that appends every event to a file as it happens.
 
 It subscribes to the `TrafficLog` (with replay, so events logged before it was attached are kept too) and
-writes each event as one line with a single `write(2)` on an unbuffered descriptor opened for appending:
-nothing waits in a user-space buffer, so a `kill -9` of mcpx leaves a file readable up to its last
-complete line. Secrets are masked as they are written unless the user asked for them.
+writes each event as one line on an unbuffered descriptor opened for appending. Inside an event loop the
+lines of one loop step are written together, with one `write(2)`, as soon as the step's ready callbacks
+have run — before mcpx waits on anything again, and after the frame that was just logged has gone to the
+server, so the writing overlaps the server's work instead of delaying it (this keeps recording under
+10 % of the echo-throughput benchmark). Nothing is held longer than that and nothing waits in a
+user-space buffer: a `kill -9` of mcpx leaves a file readable up to its last complete line, missing at
+most the events of the loop step it was killed in. Outside a loop each event is written at once.
+Secrets are masked as events are written unless the user asked for them.
 
 A recorder that cannot write (a full disk) stops, keeps the error in `error` and tells `on_error` once;
 it never breaks the connection it watches.
@@ -11,6 +16,7 @@ it never breaks the connection it watches.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import time
@@ -26,6 +32,8 @@ from mcpx.transports.spec import ServerSpec
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 ErrorCallback = Callable[[OSError], None]
+#: events held for one loop step at most; a step that logs more (a flood of stderr) writes as it goes
+MAX_PENDING = 512
 
 
 class Recorder:
@@ -48,6 +56,8 @@ class Recorder:
         self.error: OSError | None = None
         self.events = 0
         self._unsubscribe: Callable[[], None] | None = None
+        self._pending: list[TrafficEvent] = []
+        self._scheduled = False
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
         try:
             self._fd: int | None = os.open(self.path, flags, 0o600 if private else 0o666)
@@ -69,6 +79,34 @@ class Recorder:
     def __call__(self, event: TrafficEvent) -> None:
         if self._fd is None:
             return
+        self._pending.append(event)
+        if self._scheduled:
+            if len(self._pending) >= MAX_PENDING:
+                self.flush()
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush()
+            return
+        self._scheduled = True
+        loop.call_soon(self._hop, loop)
+
+    def _hop(self, loop: asyncio.AbstractEventLoop) -> None:
+        # scheduled once more, so the callbacks made ready by this step (the caller resuming with a
+        # response, and sending its next request) run first: then one write covers them all
+        loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write the events logged since the last write (`close()` does this too)."""
+        self._scheduled = False
+        events, self._pending = self._pending, []
+        if not events or self._fd is None:
+            return
+        self._write(b"".join([self._line(event) for event in events]))
+        self.events += len(events)
+
+    def _line(self, event: TrafficEvent) -> bytes:
         raw, facts = event.raw, event.facts
         redacted = False
         if self.redactor is not None:
@@ -76,8 +114,7 @@ class Recorder:
             if facts:
                 facts = self.redactor.facts(facts)
             redacted = raw != event.raw or facts is not event.facts
-        self._write(dumps(event_obj(event, self.started_mono, raw, facts, redacted)))
-        self.events += 1
+        return dumps(event_obj(event, self.started_mono, raw, facts, redacted))
 
     def _write(self, data: bytes) -> None:
         fd = self._fd
@@ -97,6 +134,8 @@ class Recorder:
 
     # -- ending --------------------------------------------------------------------------------------
     def close(self) -> None:
+        """Write what is pending, stop listening and close the file (safe to call twice)."""
+        self.flush()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
