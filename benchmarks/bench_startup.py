@@ -8,9 +8,11 @@ Wall times, medians over --runs runs (runs of different rows interleave):
                           exit awaited: the whole job done by hand
   mcpx call               `mcpx call benchmarks/echo_server.py --method tools/list` (default era: auto)
   mcpx call legacy        the same with --protocol-era legacy (no server/discover probe)
+  official inspector      `mcp-inspector --cli … --method tools/list` (npm @modelcontextprotocol/inspector)
 
-and, if `npm ci` has installed the test peers, the same "server ready" and "mcpx call" rows for
-@modelcontextprotocol/server-everything (node_modules/.bin/mcp-server-everything, on the PATH's node).
+and, if `npm ci` has installed the test peers, the same "server ready", "mcpx call" and "official
+inspector" rows for @modelcontextprotocol/server-everything; every Node program runs on the peers'
+Node 22 (node_modules/.bin first on PATH).
 
 Then what a non-TUI command imports: `python -X importtime` of `import mcpx.cli.main` and of a whole
 `mcpx call` run: module count, total import time, the packages that cost most, and whether
@@ -38,7 +40,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SERVER = HERE / "echo_server.py"
-EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
+NODE_BIN = ROOT / "node_modules" / ".bin"  # from `npm ci`: Node 22 and the npm peers
+EVERYTHING = NODE_BIN / "mcp-server-everything"
+INSPECTOR = NODE_BIN / "mcp-inspector"
 INIT = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -74,10 +78,10 @@ def timed(fn: Callable[[], None]) -> float:
     return time.perf_counter() - start
 
 
-def bare_session(command: list[str], list_tools: bool) -> Callable[[], None]:
+def bare_session(command: list[str], list_tools: bool, env: dict[str, str]) -> Callable[[], None]:
     def run() -> None:
         proc = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
         )
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(json.dumps(INIT).encode() + b"\n")
@@ -101,9 +105,17 @@ def bare_session(command: list[str], list_tools: bool) -> Callable[[], None]:
 
 def command(argv: list[str], env: dict[str, str]) -> Callable[[], None]:
     def run() -> None:
-        subprocess.run(
-            argv, check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env, timeout=60
+        proc = subprocess.run(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=60,
         )
+        if proc.returncode != 0:
+            tail = proc.stderr.decode(errors="replace")[-2000:]
+            raise RuntimeError(f"{' '.join(argv)} exited with {proc.returncode}:\n{tail}")
 
     return run
 
@@ -142,21 +154,31 @@ def main() -> None:
 
     cache = tempfile.mkdtemp(prefix="mcpx-bench-")
     env = {**os.environ, "MCPX_CACHE_DIR": f"{cache}/cache", "MCPX_CONFIG_DIR": f"{cache}/config"}
+    if NODE_BIN.is_dir():  # every Node program below runs on the npm peers' Node 22
+        env["PATH"] = os.pathsep.join([str(NODE_BIN), env.get("PATH", "")])
     mcpx = mcpx_command()
     rows: dict[str, Callable[[], None]] = {
         "python -c pass": command([sys.executable, "-c", "pass"], env),
-        "echo server ready": bare_session([sys.executable, str(SERVER)], list_tools=False),
-        "echo bare tools/list": bare_session([sys.executable, str(SERVER)], list_tools=True),
+        "echo server ready": bare_session([sys.executable, str(SERVER)], list_tools=False, env=env),
+        "echo bare tools/list": bare_session([sys.executable, str(SERVER)], list_tools=True, env=env),
         "echo mcpx call": command([*mcpx, "call", str(SERVER), "--method", "tools/list"], env),
         "echo mcpx call legacy": command(
             [*mcpx, "call", str(SERVER), "--method", "tools/list", "--protocol-era", "legacy"], env
         ),
     }
-    if EVERYTHING.exists() and shutil.which("node"):
-        rows["everything server ready"] = bare_session([str(EVERYTHING)], list_tools=False)
+    if INSPECTOR.exists():
+        rows["echo official inspector"] = command(
+            [str(INSPECTOR), "--cli", sys.executable, str(SERVER), "--method", "tools/list"], env
+        )
+    if EVERYTHING.exists():
+        rows["everything server ready"] = bare_session([str(EVERYTHING)], list_tools=False, env=env)
         rows["everything mcpx call"] = command(
             [*mcpx, "call", str(EVERYTHING), "--method", "tools/list"], env
         )
+        if INSPECTOR.exists():
+            rows["everything official inspector"] = command(
+                [str(INSPECTOR), "--cli", str(EVERYTHING), "--method", "tools/list"], env
+            )
 
     print(f"start-up, wall time, median of {opts.runs} runs (mcpx: {' '.join(mcpx)})")
     for fn in rows.values():  # one untimed pass: page cache, .pyc files, the era verdict
@@ -166,7 +188,7 @@ def main() -> None:
         for name, fn in rows.items():
             times[name].append(timed(fn))
     for name, values in times.items():
-        print(f"  {name:<26} {statistics.median(values) * 1000:7.0f} ms")
+        print(f"  {name:<30} {statistics.median(values) * 1000:7.0f} ms")
 
     print("\nimports (python -X importtime)")
     probes = {
