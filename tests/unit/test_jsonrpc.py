@@ -49,6 +49,14 @@ def test_deep_nesting_is_malformed_and_the_id_is_still_found() -> None:
     assert decoded.message.id == 7
 
 
+def test_integers_beyond_64_bits_stay_exact() -> None:
+    for number in (123456789012345678901234567890, 18446744073709551616, -9223372036854775809):
+        decoded = decode(b'{"jsonrpc":"2.0","id":1,"result":{"big":%d}}' % number)
+        assert isinstance(decoded.message, Response)
+        assert decoded.message.result["big"] == number
+        assert isinstance(decoded.message.result["big"], int)
+
+
 def test_integers_beyond_64_bits_and_nan_survive() -> None:
     decoded = decode(b'{"jsonrpc":"2.0","id":1,"result":{"big":123456789012345678901234567890,"n":NaN}}')
     assert isinstance(decoded.message, Response)

@@ -119,9 +119,17 @@ class Client:
         return await self._open()
 
     async def _open(self) -> Opened:
-        self.opened = await self.era.open(self.peer, self.identity, self.connect_timeout)
-        for note in self.opened.notes:
+        self.opened = opened = await self.era.open(self.peer, self.identity, self.connect_timeout)
+        for note in opened.notes:
             self.traffic.info(note, "protocol")
+        self.traffic.info(
+            f"connected: {opened.era} era, protocol {opened.protocol_version}, "
+            f"server {opened.server_info.name or '(unnamed)'} {opened.server_info.version or ''}".rstrip(),
+            "protocol",
+            event="opened",
+            era=opened.era,
+            protocol_version=opened.protocol_version,
+        )
         if isinstance(self.transport, ProtocolVersionAware):
             self.transport.set_protocol_version(self.opened.protocol_version)
         return self.opened

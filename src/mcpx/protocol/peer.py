@@ -78,6 +78,7 @@ class Peer:
         self._request_handlers: dict[str, RequestHandler] = {"ping": _answer_ping}
         self._notification_handlers: dict[str, list[NotificationHandler]] = {}
         self._any_notification: list[NotificationHandler] = []
+        self._fallback: RequestHandler | None = None
         self._handler_tasks: set[asyncio.Task[None]] = set()
         self._reader: asyncio.Task[None] | None = None
         self._ended: McpxError | None = None
@@ -121,6 +122,13 @@ class Peer:
     # -- registering ---------------------------------------------------------------------------------
     def on_request(self, method: str, handler: RequestHandler) -> None:
         self._request_handlers[method] = handler
+
+    def on_any_request(self, handler: RequestHandler | None) -> None:
+        """Answer every method without a handler of its own (a mock server); None restores -32601.
+
+        The handler sees the method in `IncomingRequest.method`.
+        """
+        self._fallback = handler
 
     def on_notification(self, method: str | None, handler: NotificationHandler) -> Callable[[], None]:
         """Subscribe to one notification method (or to all with None). Returns an unsubscribe function."""
@@ -373,7 +381,7 @@ class Peer:
                 self._problem(event, f"the progress callback failed: {exc!r}")
 
     async def _answer(self, message: Request, event: TrafficEvent) -> None:
-        handler = self._request_handlers.get(message.method)
+        handler = self._request_handlers.get(message.method, self._fallback)
         reply: Response | ErrorResponse
         if handler is None:
             reply = ErrorResponse(message.id, METHOD_NOT_FOUND, f"Method not found: {message.method}")

@@ -98,6 +98,7 @@ class Decoded:
     flags: list[str] = field(default_factory=list)
 
 
+_LONG_DIGITS = re.compile(rb"\d{19}")
 _ID_GUESS = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
 
 
@@ -117,10 +118,13 @@ def decode(raw: bytes) -> Decoded:
 
 
 def _parse(raw: bytes, text: str) -> tuple[Any, str | None]:
-    try:
-        return orjson.loads(raw), None
-    except orjson.JSONDecodeError:
-        pass  # orjson refuses integers over 64 bits, NaN and deep nesting: the stdlib decides
+    # orjson turns integers beyond 64 bits into floats (losing digits): a frame with a long run of
+    # digits goes to the stdlib, which keeps them exact
+    if _LONG_DIGITS.search(raw) is None:
+        try:
+            return orjson.loads(raw), None
+        except orjson.JSONDecodeError:
+            pass  # orjson refuses NaN and deep nesting: the stdlib decides
     try:
         return json.loads(text), None
     except RecursionError:

@@ -153,7 +153,7 @@ class TrafficLog:
         """Append a frame we wrote (`text` is exactly what went on the wire)."""
         return self._append_decoded("out", channel, Decoded(text, message), facts)
 
-    def info(self, text: str, channel: Channel, **facts: Any) -> TrafficEvent:
+    def info(self, text: str, channel: Channel, /, **facts: Any) -> TrafficEvent:
         """Append a transport or protocol fact (process spawned, stream opened, era chosen, …)."""
         return self._append("info", channel, text, None, facts, [])
 
