@@ -94,6 +94,8 @@ def test_bad_flags_get_one_sentence() -> None:
     assert proc.returncode == 1 and "stdio servers for now" in error_line(proc)["message"]
     proc = mcpx_check(SERVER, "none", "--junit", "/no/such/dir/report.xml")
     assert proc.returncode == 1 and "cannot write the JUnit report" in error_line(proc)["message"]
+    proc = mcpx_check(SERVER, "none", "--only", "jsonrpc,nonsense")
+    assert proc.returncode == 1 and "--only 'nonsense' names no check" in error_line(proc)["message"]
     proc = mcpx_check(SERVER, "none", "--protocol-era", "future")
     assert proc.returncode == 1 and "--protocol-era" in error_line(proc)["message"]
 

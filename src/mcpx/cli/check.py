@@ -95,6 +95,12 @@ def command(
         if list_checks:
             return _list(fmt)
         from mcpx.check.context import CheckOptions
+        from mcpx.check.model import all_checks, select
+
+        for flag, names in (("--only", only), ("--skip", skip)):
+            for name in _split(names or []):
+                if not select(all_checks(), [name]):
+                    raise UsageError(f"{flag} {name!r} names no check (see mcpx check --list)")
 
         spec = connection.spec()
         if spec.url is not None:
