@@ -113,7 +113,8 @@ async def test_a_ten_megabyte_result_opens_as_a_preview() -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, EventScreen))
         screen = app.screen
         assert isinstance(screen, EventScreen)
-        await pilot.pause()
+        await pilot.press("r")
+        await wait_for(pilot, lambda: bool(screen.query("#event-raw")))
         raw = str(screen.query_one("#event-raw").render())
         assert len(raw) < 20_000 and "more; press a to show all" in raw
         assert "10.0 MB" in str(screen.query_one("#event-show-all").render())

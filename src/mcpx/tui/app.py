@@ -24,6 +24,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.lazy import Lazy
 from textual.reactive import reactive
 from textual.widgets import Footer, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
@@ -33,13 +34,10 @@ from mcpx.protocol.client import Client
 from mcpx.tui.commands import InspectCommands
 from mcpx.tui.death_banner import DeathBanner
 from mcpx.tui.event_list_view import EventListView
-from mcpx.tui.event_screen import EventScreen
 from mcpx.tui.header_bar import HeaderBar
-from mcpx.tui.help_screen import HelpScreen
 from mcpx.tui.info_view import InfoView
 from mcpx.tui.item_browser import ItemBrowser
 from mcpx.tui.item_detail import ItemDetail
-from mcpx.tui.raw_message_screen import RawMessageScreen
 from mcpx.tui.session_state import CAPABILITY, KINDS, Catalog, ItemKind, ServerInfo, SessionState, State
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.traffic_panel import TrafficPanel
@@ -143,17 +141,20 @@ class InspectApp(App[int]):
                 with TabPane("Detail", id="detail-tab"):
                     yield ItemDetail(id="detail")
                 with TabPane("Info", id="info-tab"):
-                    yield InfoView(id="info").data_bind(info=InspectApp.server_info)
+                    yield Lazy(InfoView(id="info").data_bind(info=InspectApp.server_info))
         yield TrafficPanel(self.traffic, clock=self.clock, follow=self.settings.follow, id="traffic-panel")
         yield Footer()
+
+    def on_load(self) -> None:
+        # connect before the screen is built: the server starts up while the widgets compose
+        if self.connector is not None:
+            self.start_connection()
 
     def on_mount(self) -> None:
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
         self.set_interval(0.1, self._tick, name="inspect-tick")
         self.query_one(ItemBrowser).focus_list()
-        if self.connector is not None:
-            self.start_connection()
 
     async def on_unmount(self) -> None:
         """However the app ends (q, ctrl+c, a test leaving), the server stops before the loop does."""
@@ -317,9 +318,10 @@ class InspectApp(App[int]):
         panels = self.query(TrafficPanel)
         if client is not None and panels and len(client.peer.problems) > self._problems_seen:
             problems = panels.first().problems
-            for event, _ in client.peer.problems[self._problems_seen :]:
-                problems.add(event)
-            self._problems_seen = len(client.peer.problems)
+            if problems is not None:
+                for event, _ in client.peer.problems[self._problems_seen :]:
+                    problems.add(event)
+                self._problems_seen = len(client.peer.problems)
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
@@ -343,6 +345,8 @@ class InspectApp(App[int]):
         def reselect(seq: int | None) -> None:
             if seq is not None:
                 view.select_seq(seq)
+
+        from mcpx.tui.event_screen import EventScreen  # screens load when first opened: a faster start
 
         self.push_screen(EventScreen(self.traffic, event.event), reselect)
 
@@ -380,6 +384,8 @@ class InspectApp(App[int]):
         self.start_connection()
 
     def action_help(self) -> None:
+        from mcpx.tui.help_screen import HelpScreen
+
         self.push_screen(HelpScreen(self.focused))
 
     def action_focus_traffic(self) -> None:
@@ -438,7 +444,8 @@ class InspectApp(App[int]):
             )
 
     async def _set_level(self, client: Client, level: str) -> None:
-        self.panel.set_level(level)
+        for panel in self.query(TrafficPanel):
+            panel.set_level(level)
         await client.set_logging_level(level)
         self.notify(f"Log level set to {level}.")
 
@@ -448,6 +455,8 @@ class InspectApp(App[int]):
             if text is not None and client is not None:
                 self.run_worker(client.send_raw(text), name="send raw", group="requests", exit_on_error=False)
                 self.panel.show_traffic()
+
+        from mcpx.tui.raw_message_screen import RawMessageScreen
 
         self.push_screen(RawMessageScreen(), send)
 

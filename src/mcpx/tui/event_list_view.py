@@ -164,6 +164,8 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
+        # the state class is given at birth: toggling it on mount would restyle the view once more
+        classes = f"{classes or ''} -following".strip() if follow else classes
         super().__init__(name=name, id=id, classes=classes)
         self.traffic = log
         self.rows: array[int] = array("l")
@@ -213,7 +215,6 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
 
     # -- the pump ------------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        self.set_class(self.following, "-following")
         self.set_interval(1 / PUMP_HZ, self.pump, name="event-list-pump")
         self.pump()
 
@@ -235,13 +236,17 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
         self.rows.extend(event.seq for event in new if accepts(event))
         return len(self.rows) != before
 
+    def refilter(self, events: list[TrafficEvent]) -> array[int]:
+        """The rows for all of `events` (one tight pass: this is what a new filter costs)."""
+        accepts = self._accepts
+        return array("l", [event.seq for event in events if accepts(event)])
+
     def rebuild(self) -> None:
         """Recompute every row (after the filter or the scope changed), keeping the cursor's event."""
         keep = self.rows[self.cursor] if self.cursor is not None and self.cursor < len(self.rows) else None
         self._accepts = self.accepts
         self._scanned = len(self.traffic)
-        self.rows = array("l")
-        self.ingest(self.traffic.since(self._origin))
+        self.rows = self.refilter(self.traffic.since(self._origin))
         self._strips.clear()
         if keep is not None:
             from bisect import bisect_left
@@ -263,7 +268,15 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
     def rows_changed(self) -> None:
         count = len(self.rows)
         lines = count + self.HEADER_LINES
-        self.virtual_size = Size(self.scrollable_content_region.width, lines)
+        size = Size(self.scrollable_content_region.width, lines)
+        if size != self.virtual_size:
+            # no layout pass (a whole-screen reflow 20 times a second under a flood): with overflow-y
+            # scroll the scrollbar is always there, and only its thumb has to move
+            self.set_reactive(Widget.virtual_size, size)
+            bar = self.vertical_scrollbar
+            bar.window_virtual_size = lines
+            bar.window_size = self.container_size.height
+            bar.refresh()
         if self.following:
             self.scroll_to(y=max(0, lines - self.scrollable_content_region.height), animate=False, force=True)
         self.refresh()

@@ -19,8 +19,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Log, Static, TabbedContent, TabPane
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Button, Log, Static
 
 from mcpx.tui.event_list_view import printable, session_start
 from mcpx.tui.json_tree import JsonTree, size_label
@@ -30,7 +31,21 @@ from mcpx.wire.jsonrpc import Malformed
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 RAW_PREVIEW = 16_000
+#: "show all" cuts lines this long
+WRAP = 2_000
 _NO_JSON = object()
+
+
+def wrapped(text: str, width: int = WRAP) -> list[str]:
+    """Lines of `text`, the long ones cut every `width` characters (a 10 MB line would be unreadable
+    and slow to measure)."""
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            lines.append(line)
+        else:
+            lines.extend(line[i : i + width] for i in range(0, len(line), width))
+    return lines
 
 
 def parse_frame(event: TrafficEvent) -> Any:
@@ -48,8 +63,12 @@ def parse_frame(event: TrafficEvent) -> Any:
             return event.message.to_obj()
 
 
-class EventScreen(ModalScreen[int]):
-    """A modal over the app showing one event; Esc closes it."""
+class EventScreen(Screen[int]):
+    """One event over the whole terminal; Esc closes it.
+
+    An opaque screen rather than a modal: the log under a translucent modal would be composited on every
+    frame, and a 10 MB frame has to open fast.
+    """
 
     BINDING_GROUP_TITLE = "Event"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -60,34 +79,81 @@ class EventScreen(ModalScreen[int]):
             "a", "show_all", "Show all", id="event-show-all", tooltip="Show the whole frame, however big"
         ),
         Binding("s", "save", "Save", id="event-save", tooltip="Save the frame to a file"),
+        Binding("j", "view('json')", "JSON", id="event-view-json", tooltip="The frame as a foldable tree"),
+        Binding("r", "view('raw')", "Raw", id="event-view-raw", tooltip="The exact text on the wire"),
+        Binding("f", "view('facts')", "Facts", id="event-view-facts", tooltip="Transport facts, problems"),
+        Binding(
+            "tab", "next_view", "Next view", show=False, id="event-view-next", tooltip="JSON → raw → facts"
+        ),
     ]
     HELP: ClassVar[str] = """\
-One event in full. **JSON** is the frame as a tree (Enter or click folds a node), **Raw** the exact text
-that crossed the wire (a preview when it is large: **a** shows all, **s** saves it to a file), **Facts**
-what the transport knew and any problems found. **p** goes to the request of a response (and back).
+One event in full. **j** JSON: the frame as a tree (Enter or a click folds a node); **r** raw: the exact
+text that crossed the wire (a preview when it is large: **a** shows all, **s** saves it to a file);
+**f** facts: what the transport knew and any problems found. **Tab** goes round the three; **p** goes to
+the request of a response (and back).
 """
+    VIEWS = ("json", "raw", "facts")
 
     def __init__(self, log: TrafficLog, event: TrafficEvent) -> None:
         super().__init__()
         self.traffic = log
         self.event = event
+        self._value: Any = _NO_JSON
+        self.view = "json"
 
     def compose(self) -> ComposeResult:
-        event = self.event
+        # one view at a time, built when chosen: a TabbedContent would style all three up front, and a
+        # 10 MB frame has to open fast
+        self._value = parse_frame(self.event)
+        if self._value is _NO_JSON and self.view == "json":
+            self.view = "raw"
         with Vertical(id="event-dialog"):
             yield Static(self._summary(), id="event-summary")
-            with TabbedContent(id="event-tabs"):
-                value = parse_frame(event)
-                if value is not _NO_JSON:
-                    with TabPane("JSON", id="event-json-tab"):
-                        yield JsonTree(value, label=event.method or event.kind, id="event-json")
-                with TabPane("Raw", id="event-raw-tab"), VerticalScroll(id="event-raw-scroll"):
-                    yield Static(self._raw_preview(), id="event-raw")
-                    if len(event.raw) > RAW_PREVIEW:
-                        yield Button(f"Show all {size_label(len(event.raw))}  (a)", id="event-show-all")
-                with TabPane("Facts", id="event-facts-tab"):
-                    yield Static(self._facts(), id="event-facts")
-            yield Footer()
+            yield Static(self._view_bar(), id="event-views")
+            with Vertical(id="event-body"):
+                yield from self._build(self.view)
+            # a hint line, not a Footer (a widget per key): same reason
+            yield Static(self._keys_hint(), id="event-keys")
+
+    def _build(self, view: str) -> list[Widget]:
+        """The widgets of one view (built explicitly: this runs outside compose too)."""
+        if view == "json" and self._value is not _NO_JSON:
+            return [JsonTree(self._value, label=self.event.method or self.event.kind, id="event-json")]
+        if view == "facts":
+            return [VerticalScroll(Static(self._facts(), id="event-facts"), id="event-facts-scroll")]
+        children: list[Widget] = [Static(self._raw_preview(), id="event-raw")]
+        if len(self.event.raw) > RAW_PREVIEW:
+            children.append(Button(f"Show all {size_label(len(self.event.raw))}  (a)", id="event-show-all"))
+        return [VerticalScroll(*children, id="event-raw-scroll")]
+
+    def _view_bar(self) -> Content:
+        parts: list[tuple[str, str] | str] = []
+        for view, key in (("json", "j"), ("raw", "r"), ("facts", "f")):
+            if view == "json" and self._value is _NO_JSON:
+                continue
+            style = "bold reverse $accent" if view == self.view else "$foreground-muted"
+            parts += [(f" {view.upper() if view == 'json' else view.capitalize()} ({key}) ", style), " "]
+        return Content.assemble(*parts)
+
+    async def action_view(self, view: str) -> None:
+        if view == "json" and self._value is _NO_JSON:
+            view = "raw"
+        if view == self.view and self.query("#event-body > *"):
+            return
+        self.view = view
+        body = self.query_one("#event-body", Vertical)
+        await body.remove_children()
+        await body.mount_all(self._build(view))
+        self.query_one("#event-views", Static).update(self._view_bar())
+        focusable = [w for w in body.query("*") if w.can_focus]
+        if focusable:
+            focusable[0].focus()
+
+    async def action_next_view(self) -> None:
+        views = [v for v in self.VIEWS if v != "json" or self._value is not _NO_JSON]
+        await self.action_view(
+            views[(views.index(self.view) + 1) % len(views)] if self.view in views else views[0]
+        )
 
     def _summary(self) -> Content:
         event = self.event
@@ -112,6 +178,14 @@ what the transport knew and any problems found. **p** goes to the request of a r
         if pair is not None:
             what = "request" if pair.seq < event.seq else "response"
             parts.append((f"   p → its {what} #{pair.seq}", "$text-accent"))
+        return Content.assemble(*parts)
+
+    def _keys_hint(self) -> Content:
+        parts: list[tuple[str, str] | str] = []
+        for binding in self.BINDINGS:
+            if isinstance(binding, Binding):
+                key = self.app.get_key_display(Binding(binding.key.split(",")[0], binding.action))
+                parts += [(f" {key} ", "bold $text-accent"), f"{binding.description}  "]
         return Content.assemble(*parts)
 
     def _raw_preview(self) -> Text:
@@ -164,20 +238,20 @@ what the transport knew and any problems found. **p** goes to the request of a r
         self.notify(f"Copied {size_label(len(self.event.raw))} of JSON to the clipboard.")
 
     @on(Button.Pressed, "#event-show-all")
-    def action_show_all(self) -> None:
+    async def action_show_all(self) -> None:
         if self.query("#event-raw-all"):
             return
-        value = parse_frame(self.event)
-        if value is _NO_JSON:
-            lines = self.event.raw.splitlines() or [""]
+        if self._value is _NO_JSON:
+            text = self.event.raw
         else:
-            lines = json.dumps(value, indent=2, ensure_ascii=False, default=repr).splitlines()
-        self.query_one("#event-tabs", TabbedContent).active = "event-raw-tab"
-        scroll = self.query_one("#event-raw-scroll", VerticalScroll)
-        scroll.remove()
+            text = json.dumps(self._value, indent=2, ensure_ascii=False, default=repr)
+        self.view = "raw"
+        body = self.query_one("#event-body", Vertical)
+        await body.remove_children()
         full = Log(id="event-raw-all", highlight=False, auto_scroll=False)
-        self.query_one("#event-raw-tab", TabPane).mount(full)
-        full.write_lines(printable(line) for line in lines)
+        await body.mount(full)
+        full.write_lines(wrapped(printable(text, multiline=True)))
+        self.query_one("#event-views", Static).update(self._view_bar())
         full.focus()
 
     def action_save(self) -> None:

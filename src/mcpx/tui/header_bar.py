@@ -34,10 +34,11 @@ class HeaderBar(Widget):
         self._update_classes()
 
     def _update_classes(self) -> None:
-        state = self.session.state
-        for name in ("connecting", "connected", "dead", "closed"):
-            self.set_class(False, f"-{name}")
-        self.set_class(True, "-dead" if self.session.is_dead else f"-{state}")
+        wanted = "-dead" if self.session.is_dead else f"-{self.session.state}"
+        stale = [name for name in self.classes if name.startswith("-") and name != wanted]
+        if stale:
+            self.remove_class(*stale)
+        self.add_class(wanted)
 
     def render(self) -> Content:
         s = self.session

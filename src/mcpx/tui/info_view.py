@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from mcpx.tui.event_list_view import foreground, printable
 from mcpx.tui.item_detail import pretty_json
@@ -35,20 +35,44 @@ exactly as they crossed the wire, and for a stdio server its command line, pid a
     info: reactive[ServerInfo | None] = reactive(None, init=False)
     """What the last connection established (kept while disconnected)."""
 
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._stale = False
+
     def compose(self) -> ComposeResult:
         yield Static(Text("Instructions", style="bold"), classes="info-heading")
-        yield Markdown("*not connected yet*", id="instructions")
+        yield Static("not connected yet", id="instructions-pending")
         yield Static("", id="info-body")
 
-    def watch_info(self, info: ServerInfo | None) -> None:
-        markdown = self.query_one("#instructions", Markdown)
+    def watch_info(self) -> None:
+        # rendered when shown: Markdown is not cheap, and nobody reads a hidden tab
+        self._stale = True
+        if self.region.area:
+            self._render_info()
+
+    def on_show(self) -> None:
+        if self._stale:
+            self._render_info()
+
+    def _render_info(self) -> None:
+        from textual.widgets import Markdown  # loaded on first use: it pulls in a highlighter
+
+        self._stale = False
+        info = self.info
+        text = (
+            "*not connected yet*"
+            if info is None
+            else info.instructions or "*The server gave no instructions.*"
+        )
+        markdowns = self.query("#instructions").results(Markdown)
+        markdown = next(markdowns, None)
+        if markdown is None:
+            self.query("#instructions-pending").remove()
+            self.mount(Markdown(text, id="instructions"), after=0)
+        else:
+            markdown.update(text)
         body = self.query_one("#info-body", Static)
-        if info is None:
-            markdown.update("*not connected yet*")
-            body.update("")
-            return
-        markdown.update(info.instructions or "*The server gave no instructions.*")
-        body.update(Group(*self._sections(info)))
+        body.update(Group(*self._sections(info)) if info is not None else "")
 
     def _sections(self, info: ServerInfo) -> list[RenderableType]:
         style = foreground(self, "info-view--heading")

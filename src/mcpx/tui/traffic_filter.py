@@ -26,7 +26,7 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from mcpx.wire.jsonrpc import ErrorResponse, Malformed, Request, Response
+from mcpx.wire.jsonrpc import ErrorResponse, Malformed, Notification, Request, Response
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 Predicate = Callable[[TrafficEvent], bool]
@@ -171,8 +171,7 @@ def latency_of(event: TrafficEvent, log: TrafficLog) -> float | None:
 def _term(term: Term, log: TrafficLog) -> Predicate:
     key = term.key
     if key == "text":
-        search = re.compile(re.escape(term.values[0]), re.IGNORECASE).search
-        return lambda e: search(e.raw) is not None
+        return _text(term.values[0])
     if key == "method":
         preds: list[Predicate] = []
         for v in term.values:
@@ -187,8 +186,7 @@ def _term(term: Term, log: TrafficLog) -> Predicate:
         wanted = {_DIRS[v.lower()] for v in term.values}
         return lambda e: e.direction in wanted
     if key == "kind":
-        kinds = {v.lower() for v in term.values}
-        return lambda e: e.kind in kinds
+        return _kind({v.lower() for v in term.values})
     if key == "channel":
         channels = {v.lower() for v in term.values}
         return lambda e: e.channel in channels
@@ -202,6 +200,47 @@ def _term(term: Term, log: TrafficLog) -> Predicate:
     if key == "dur":
         return _any([_dur(v.lower(), log) for v in term.values])
     raise FilterError(f"unknown filter key {key!r}")  # pragma: no cover - parse() only builds known keys
+
+
+#: message class → kind, so a kind term is one dict lookup (TrafficEvent.kind walks isinstance checks)
+_KIND_OF_TYPE: dict[type, str] = {
+    Request: "request",
+    Notification: "notification",
+    Response: "response",
+    ErrorResponse: "error",
+    Malformed: "malformed",
+}
+#: frames above this size are searched with a regular expression rather than lower-cased whole
+_LOWER_LIMIT = 1 << 20
+
+
+def _text(needle: str) -> Predicate:
+    """Case-insensitive substring. `needle in raw.lower()` is about 3x faster than re.IGNORECASE here."""
+    low = needle.lower()
+    if low == needle.upper():  # no letters: case does not matter
+        return lambda e: needle in e.raw
+    search = re.compile(re.escape(needle), re.IGNORECASE).search
+
+    def contains(e: TrafficEvent) -> bool:
+        raw = e.raw
+        if len(raw) > _LOWER_LIMIT:
+            return search(raw) is not None
+        return low in raw.lower()
+
+    return contains
+
+
+def _kind(kinds: set[str]) -> Predicate:
+    types = {t for t, name in _KIND_OF_TYPE.items() if name in kinds}
+    stderr, info = "stderr" in kinds, "info" in kinds
+
+    def check(e: TrafficEvent) -> bool:
+        message = e.message
+        if message is None:
+            return stderr if e.channel == "stderr" else info
+        return type(message) in types
+
+    return check
 
 
 def _glob(match: Callable[[str], object]) -> Predicate:

@@ -9,6 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.lazy import Lazy
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Label, Select, TabbedContent, TabPane
@@ -31,6 +32,8 @@ TABS = {
     "problems-pane": ("Problems", "problems"),
 }
 FILTER_DELAY = 0.12
+#: seconds between updates of the tab counts (each is a layout pass)
+COUNT_DELAY = 0.25
 
 
 class TrafficPanel(Vertical):
@@ -85,6 +88,8 @@ class TrafficPanel(Vertical):
         self.follow = follow
         self._filter_timer: Timer | None = None
         self._quiet_level = False
+        self._counts: dict[EventListView, int] = {}
+        self._count_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with TabbedContent(id="traffic-tabs"):
@@ -98,30 +103,36 @@ class TrafficPanel(Vertical):
                     yield Label("", id="traffic-count")
                     yield Label("", id="follow-state")
                 yield TrafficView(self.traffic, clock=self.clock, follow=self.follow, id="traffic")
+            # the hidden tabs mount after the first paint (Lazy): the tool list shows sooner
             with TabPane("Notifications", id="notifications-pane"):
-                yield NotificationView(self.traffic, follow=self.follow, id="notifications")
+                yield Lazy(NotificationView(self.traffic, follow=self.follow, id="notifications"))
             with TabPane("Server log", id="server-log-pane"):
-                with Horizontal(id="server-log-bar"):
-                    yield Label("Ask the server for level", id="log-level-label")
-                    yield Select(
-                        [(level, level) for level in LOG_LEVELS],
-                        prompt="(server default)",
-                        id="log-level",
-                        compact=True,
+                yield Lazy(
+                    Horizontal(
+                        Label("Ask the server for level", id="log-level-label"),
+                        Select(
+                            [(level, level) for level in LOG_LEVELS],
+                            prompt="(server default)",
+                            id="log-level",
+                            compact=True,
+                        ),
+                        id="server-log-bar",
                     )
-                yield ServerLogView(self.traffic, follow=self.follow, id="server-log")
+                )
+                yield Lazy(ServerLogView(self.traffic, follow=self.follow, id="server-log"))
             with TabPane("Stderr", id="stderr-pane"):
-                yield StderrView(self.traffic, follow=self.follow, id="stderr")
+                yield Lazy(StderrView(self.traffic, follow=self.follow, id="stderr"))
             with TabPane("Problems", id="problems-pane"):
-                yield ProblemsView(self.traffic, follow=self.follow, id="problems")
+                yield Lazy(ProblemsView(self.traffic, follow=self.follow, id="problems"))
 
     @property
     def traffic_view(self) -> TrafficView:
         return self.query_one("#traffic", TrafficView)
 
     @property
-    def problems(self) -> ProblemsView:
-        return self.query_one("#problems", ProblemsView)
+    def problems(self) -> ProblemsView | None:
+        """The Problems view (None for the moment after start-up before it is mounted)."""
+        return next(iter(self.query("#problems").results(ProblemsView)), None)
 
     def views(self) -> list[EventListView]:
         return list(self.query(EventListView))
@@ -136,9 +147,9 @@ class TrafficPanel(Vertical):
 
     def set_level(self, level: str | None) -> None:
         """Show `level` in the selector without sending it again."""
-        select = self.query_one("#log-level", Select)
-        self._quiet_level = True
-        select.value = level if level is not None else Select.NULL
+        for select in self.query("#log-level").results(Select):
+            self._quiet_level = True
+            select.value = level if level is not None else Select.NULL
 
     def action_cycle(self, step: int) -> None:
         tabs = self.query_one("#traffic-tabs", TabbedContent)
@@ -180,33 +191,42 @@ class TrafficPanel(Vertical):
         box.set_class(event.error is not None, "-invalid")
         box.tooltip = event.error
         if event.error is not None:
-            self.query_one("#traffic-count", Label).update(event.error)
+            self.query_one("#traffic-count", Label).update(event.error, layout=False)
         else:
             self._show_count(self.traffic_view, len(self.traffic_view.rows))
 
     # -- counts --------------------------------------------------------------------------------------
     @on(EventListView.CountChanged)
     def _count_changed(self, event: EventListView.CountChanged) -> None:
-        self._show_count(event.view, event.count)
+        event.stop()
+        self._counts[event.view] = event.count
+        if self._count_timer is None:
+            # a relabelled tab is a layout pass: at most a few a second, whatever the flood
+            self._count_timer = self.set_timer(COUNT_DELAY, self._apply_counts)
+
+    def _apply_counts(self) -> None:
+        self._count_timer = None
+        counts, self._counts = self._counts, {}
+        for view, count in counts.items():
+            self._show_count(view, count)
 
     def _show_count(self, view: EventListView, count: int) -> None:
         pane = f"{view.id}-pane"
         title, _ = TABS.get(pane, ("", ""))
         if not title:
             return
-        tabs = self.query_one("#traffic-tabs", TabbedContent)
         label = f"{title} [b]{count:,}[/b]" if count else title
         if pane == "problems-pane" and count:
             label = f"Problems [b $text-warning]{count:,}[/]"
-        tabs.get_tab(pane).label = label
+        tab = self.query_one("#traffic-tabs", TabbedContent).get_tab(pane)
+        if tab.label.markup != label:
+            tab.label = label
         if isinstance(view, TrafficView):
             total = len(self.traffic)
             shown = f"{count:,} of {total:,} events" if not view.filter.is_empty else f"{total:,} events"
-            self.query_one("#traffic-count", Label).update(shown)
-
-    @on(EventListView.CountChanged, "#traffic")
-    def _follow_hint(self) -> None:
-        self._show_follow()
+            # fixed width in the stylesheet: no layout pass for a new number
+            self.query_one("#traffic-count", Label).update(shown, layout=False)
+            self._show_follow()
 
     def on_mount(self) -> None:
         self._show_follow()
@@ -214,8 +234,9 @@ class TrafficPanel(Vertical):
 
     def _show_follow(self) -> None:
         following = self.traffic_view.following
-        self.query_one("#follow-state", Label).update("● follow" if following else "○ paused (End)")
-        self.set_class(following, "-following")
+        label = self.query_one("#follow-state", Label)
+        label.update("● follow" if following else "○ paused (End)", layout=False)
+        label.set_class(following, "-following")  # on the label alone: restyling the panel is not cheap
 
     # -- the log level -------------------------------------------------------------------------------
     @on(Select.Changed, "#log-level")

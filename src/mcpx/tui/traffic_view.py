@@ -9,6 +9,7 @@ timeline. The timeline's scale snaps to 1-2-5 steps so rows re-render only when 
 from __future__ import annotations
 
 import math
+from array import array
 from bisect import insort
 from collections.abc import Callable, Hashable, Iterable
 from typing import ClassVar
@@ -20,7 +21,7 @@ from textual.reactive import reactive
 
 from mcpx.tui.event_list_view import EventListView, cell, printable, session_start
 from mcpx.tui.traffic_filter import FilterError, TrafficFilter, latency_of, status_of
-from mcpx.wire.jsonrpc import Malformed
+from mcpx.wire.jsonrpc import Malformed, Request
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 Clock = Callable[[], float]
@@ -137,10 +138,23 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
         except FilterError as exc:
             self.post_message(self.FilterApplied(self, str(exc)))
             return
+        self.pump()  # events not seen yet go through ingest (in-flight bookkeeping) first
         self._filter, self._predicate = parsed, predicate
         self._undecided.clear()
         self.rebuild()
         self.post_message(self.FilterApplied(self, None))
+
+    def refilter(self, events: list[TrafficEvent]) -> array[int]:
+        rows = super().refilter(events)
+        if self._filter.depends_on_response:
+            # requests still waiting may match once answered: ingest() checks them again then
+            chosen = set(rows)
+            self._undecided = {
+                e.seq
+                for e in events
+                if e.response_seq is None and type(e.message) is Request and e.seq not in chosen
+            }
+        return rows
 
     @property
     def filter(self) -> TrafficFilter:
