@@ -130,12 +130,8 @@ class CheckContext:
         if session.label != "main":
             self._announce(session)
         try:
-            if session.extra.get("started"):  # spawned ahead: only the handshake (or discover) is left
-                client.opened = await client.era.open(client.peer, client.identity, self.options.timeout)
-                for note in client.opened.notes:
-                    session.log.info(note, "protocol")
-            else:
-                await client.connect()
+            connecting = session.extra.pop("connecting", None)  # started ahead (see `open`)
+            await (connecting if connecting is not None else client.connect())
         except BaseException:
             await session.close()
             raise
@@ -143,10 +139,15 @@ class CheckContext:
         session.era, session.version = client.opened.era, client.opened.protocol_version
         return session
 
+    def _start_connecting(self, session: Session) -> Session:
+        """Connect a client session in the background, so its server starts up while checks run."""
+        assert session.client is not None
+        session.extra["connecting"] = asyncio.ensure_future(session.client.connect())
+        return session
+
     async def _start(self, session: Session) -> Session:
-        """Spawn a session's server now, so its start-up overlaps with other work."""
+        """Spawn a bare session's server now, so its start-up overlaps with other work."""
         await session.peer.start()
-        session.extra["started"] = True
         return session
 
     async def open(self, checks: list[Check] | None = None, *, client: Client | None = None) -> Session:
@@ -171,7 +172,7 @@ class CheckContext:
         wanted_eras = {c.era for c in checks if c.era != "any" and c.era not in self._era_missing}
         try:
             if "legacy" in wanted_eras and main.era == "modern":
-                self._spare_era["legacy"] = await self._start(self._client("legacy", LegacyEra()))
+                self._spare_era["legacy"] = self._start_connecting(self._client("legacy", LegacyEra()))
             for _ in range(sum(c.fresh for c in checks if c.era == "any" or c.era in wanted_eras)):
                 self._pool.append(await self._start(self._bare("fresh")))
         except McpxError:
@@ -257,6 +258,8 @@ class CheckContext:
         try:
             await client.peer.restart()
             client.opened = await era.open(client.peer, client.identity, self.options.timeout)
+            for note in client.opened.notes:
+                session.log.info(note, "protocol")
         except McpxError as exc:
             session.extra["gone"] = exc.message.split("\n")[0]
             raise Skip(f"the server could not be started again ({session.extra['gone']})") from None
@@ -301,6 +304,11 @@ class CheckContext:
 
     async def close(self) -> None:
         await self.close_fresh()
+        for spare in self._spare_era.values():  # started ahead, never needed
+            connecting = spare.extra.pop("connecting", None)
+            if connecting is not None:
+                connecting.cancel()
+                await asyncio.gather(connecting, return_exceptions=True)
         sessions = [*self.sessions.values(), *self._pool, *self._spare_era.values()]
         sessions = [s for s in sessions if not s.extra.get("borrowed")]
         await asyncio.gather(*(s.close() for s in sessions), *self._closing, return_exceptions=True)
