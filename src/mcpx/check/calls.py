@@ -73,8 +73,12 @@ async def call_tools(ctx: CheckContext, tools: list[dict[str, Any]]) -> list[Too
     runs = [ToolRun(tool) for tool in tools]
     gate = asyncio.Semaphore(PARALLEL)
 
+    allowed = {id(run) for run in [r for r in runs if eligible(ctx, r.tool) is None][: ctx.options.max_calls]}
+
     async def call(index: int, run: ToolRun) -> None:
         reason = eligible(ctx, run.tool)
+        if reason is None and id(run) not in allowed:
+            reason = f"mcpx check calls at most {ctx.options.max_calls} tools"
         if reason is None:
             try:
                 run.arguments = generate(run.tool.get("inputSchema"))

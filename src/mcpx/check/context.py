@@ -50,8 +50,9 @@ class CheckOptions:
     probe_timeout: float | None = None
     #: seconds each tool call may take in all, progress or not (None: `timeout`)
     tool_timeout: float | None = None
-    #: at most this many resources are read
+    #: at most this many resources are read, and this many tools called
     max_reads: int = 25
+    max_calls: int = 50
 
 
 @dataclass(slots=True)
