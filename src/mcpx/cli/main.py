@@ -18,7 +18,7 @@ from typing import Any
 import typer
 
 from mcpx.__about__ import __version__
-from mcpx.cli import call, diff, doctor, inspect, mock, replay
+from mcpx.cli import call, check, demo, diff, doctor, inspect, mock, replay
 from mcpx.cli.output import print_error
 from mcpx.errors import McpxError, UsageError
 
@@ -31,14 +31,15 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 _SERVER_CONTEXT = {"allow_interspersed_args": True}
+# commands that take TARGET [server args…] mix their own flags with the server's words
 app.command("call", context_settings=_SERVER_CONTEXT)(call.command)
-app.command("demo")(__import__("mcpx.cli.demo", fromlist=["command"]).command)
+app.command("inspect", context_settings=_SERVER_CONTEXT)(inspect.command)
+app.command("doctor", context_settings=_SERVER_CONTEXT)(doctor.command)
+app.command("check", context_settings=_SERVER_CONTEXT)(check.command)
 app.command("replay", context_settings=_SERVER_CONTEXT)(replay.command)
 app.command("diff")(diff.command)
 app.command("mock")(mock.command)
-app.command("doctor", context_settings=_SERVER_CONTEXT)(doctor.command)
-app.command("check", context_settings=_SERVER_CONTEXT)(__import__("mcpx.cli.check").cli.check.command)
-app.command("inspect", context_settings=_SERVER_CONTEXT)(inspect.command)
+app.command("demo")(demo.command)
 
 
 class InterruptedError_(McpxError):
