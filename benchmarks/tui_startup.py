@@ -73,6 +73,33 @@ run()
 """
 
 
+BARE = r"""
+import json, time
+from textual.app import App
+from textual.widgets import Static
+
+class Hello(App):
+    def compose(self):
+        yield Static("hello")
+
+    def on_mount(self):
+        self.call_after_refresh(self.painted)
+
+    def painted(self):
+        print(json.dumps({"painted": time.time()}), flush=True)
+        self.exit()
+
+Hello().run(headless=True, size=(160, 45))
+"""
+
+
+def bare_textual(env: dict[str, str]) -> float:
+    """The floor: launch → first paint of a one-widget Textual app, headless."""
+    started = time.time()
+    proc = subprocess.run([sys.executable, "-c", BARE], capture_output=True, text=True, env=env, timeout=60)
+    return float(json.loads(proc.stdout.strip().splitlines()[-1])["painted"]) - started
+
+
 def one_run(target: Path, era: str, env: dict[str, str]) -> dict[str, float]:
     argv = [sys.executable, "-c", CHILD, str(target), "--protocol-era", era]
     started = time.time()
@@ -86,21 +113,30 @@ def one_run(target: Path, era: str, env: dict[str, str]) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         # a fresh cache each run would re-probe every time; one shared per benchmark is what a user has
         env = {**os.environ, "MCPX_CACHE_DIR": home, "MCPX_CONFIG_DIR": home, "TEXTUAL_ANIMATIONS": "none"}
         rows: dict[tuple[str, str], list[dict[str, float]]] = {}
+        floor: list[float] = []
         for _ in range(args.runs):  # interleave the rows so a busy machine hurts them alike
+            floor.append(bare_textual(env))
             for name, target in SERVERS.items():
                 for era in ("auto", "legacy"):
-                    rows.setdefault((name, era), []).append(one_run(target, era, env))
+                    try:
+                        rows.setdefault((name, era), []).append(one_run(target, era, env))
+                    except subprocess.TimeoutExpired:
+                        print(f"  (a run of {name} {era} timed out; left out)", file=sys.stderr)
     print(f"median of {args.runs} runs (seconds)        total   server ready   mcpx (target ≤ 0.8)")
     for (name, era), runs in rows.items():
         med = {k: statistics.median(r[k] for r in runs) for k in ("total", "server", "mcpx")}
         print(f"  {name:<22} {era:<7} {med['total']:8.3f}   {med['server']:12.3f}   {med['mcpx']:8.3f}")
+    floor_s = statistics.median(floor)
+    print(f"  {'bare Textual app, first paint':<30} {floor_s:8.3f}   (the floor: no mcpx at all)")
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
 
 

@@ -44,8 +44,10 @@ def session() -> TrafficLog:
 
 def matches(text: str, log: TrafficLog | None = None) -> list[int]:
     log = log or session()
-    predicate = TrafficFilter.parse(text).compile(log)
-    return [e.seq for e in log if predicate(e)]
+    matcher = TrafficFilter.parse(text).compile(log)
+    seqs = matcher.scan(log)
+    assert seqs == [e.seq for e in log if matcher(e)]
+    return seqs
 
 
 def test_empty_matches_everything() -> None:
@@ -115,3 +117,11 @@ def test_depends_on_response() -> None:
     assert TrafficFilter.parse("status:error").depends_on_response
     assert TrafficFilter.parse("dur:>1s method:x").depends_on_response
     assert not TrafficFilter.parse("method:x dir:in").depends_on_response
+
+
+def test_typed_values_never_become_code() -> None:
+    log = session()
+    for text in ['"); import os #', "method:x')]+[1", "id:__import__('os')", "dur:>1s or True", "x\\"]:
+        matcher = TrafficFilter.parse(text).compile(log)
+        assert "import" not in matcher.condition and "os" not in matcher.condition
+        matcher.scan(log)

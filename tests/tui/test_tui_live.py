@@ -150,6 +150,7 @@ async def test_level_selector_and_server_log() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.catalog.tools is not None, CONNECT)
         pid = server_pid(app)
+        await wait_for(pilot, lambda: bool(app.query("#log-level")))  # the side tabs mount after the first paint
         app.query_one("#log-level", Select).value = "debug"
         await wait_for(
             pilot, lambda: any(e.method == "logging/setLevel" and e.kind == "response" for e in app.traffic)
@@ -158,6 +159,7 @@ async def test_level_selector_and_server_log() -> None:
         assert '"level":"debug"' in request.raw
         assert app.client is not None
         await app.client.call_tool("chatty", {})
+        await wait_for(pilot, lambda: bool(app.panel.query("#server-log")))
         server_log = app.panel.query_one("#server-log")
         await wait_for(pilot, lambda: len(server_log.rows) == 4)  # type: ignore[attr-defined]
         levels = [app.traffic[seq].message.params["level"] for seq in server_log.rows]  # type: ignore[attr-defined,union-attr]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -57,6 +58,8 @@ LISTERS = {
     "prompts": "list_prompts",
 }
 STOP_TIMEOUT = 10.0
+#: events between two gc.freeze() calls (see _tick)
+FREEZE_EVERY = 5_000
 
 
 def spec_connector(spec: ServerSpec, settings: InspectSettings) -> Connector:
@@ -128,6 +131,7 @@ class InspectApp(App[int]):
         self.connection: Worker[None] | None = None
         self._stop = asyncio.Event()
         self._problems_seen = 0
+        self._frozen_at = 0
         self._quitting = False
         self.theme = settings.theme
         self.set_reactive(InspectApp.session, SessionState(target=target))
@@ -313,6 +317,12 @@ class InspectApp(App[int]):
             worker.cancel()
 
     def _tick(self) -> None:
+        if len(self.traffic) - self._frozen_at >= FREEZE_EVERY:
+            # The log only grows and its events live as long as the app. Python's full collections walk
+            # every tracked object, so at 100 000 events each one stalls the UI for half a second; frozen
+            # objects are skipped (refcounting still frees them, only cycles among them would stay).
+            gc.freeze()
+            self._frozen_at = len(self.traffic)
         client = self.client
         self.in_flight = client.peer.in_flight if client is not None else 0
         panels = self.query(TrafficPanel)

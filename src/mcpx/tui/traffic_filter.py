@@ -1,4 +1,4 @@
-"""The traffic log's filter syntax, parsed into one fast predicate (no Textual here).
+"""The traffic log's filter syntax, compiled into one generated list comprehension (no Textual here).
 
     tools/call                 free text: a case-insensitive substring of the raw frame
     "two words"                quoted free text
@@ -15,16 +15,21 @@
     method:tools/list,prompts/list   a comma means "any of"
 
 Terms combine with AND. Unknown `key:` prefixes are free text (so `memo://x` searches for itself).
+
+Speed: a filter over 100 000 events must answer in well under 100 ms. Closures per term cost a Python
+call per event and term; instead each term becomes an expression and the whole filter one comprehension
+(`[e.seq for e in events if …]`), compiled once per filter. What the user typed is never code: values
+reach the generated function as named constants.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import operator
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from mcpx.wire.jsonrpc import ErrorResponse, Malformed, Notification, Request, Response
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
@@ -38,13 +43,21 @@ _CHANNELS = ("stdio", "stderr", "http", "sse", "process", "protocol", "memory")
 _STATUS_WORDS = ("ok", "error", "malformed", "pending")
 _DUR = re.compile(r"^(>=|<=|>|<|=)?\s*(\d+(?:\.\d*)?|\.\d+)\s*(us|µs|ms|s|m)?$")
 _UNITS = {"us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, None: 1e-3}
-_OPS: dict[str, Callable[[float, float], bool]] = {
-    ">": operator.gt,
-    ">=": operator.ge,
-    "<": operator.lt,
-    "<=": operator.le,
-    "=": lambda a, b: abs(a - b) < 5e-4,
+#: message class → kind (TrafficEvent.kind walks isinstance checks; a type lookup is cheaper)
+_KIND_OF_TYPE: dict[type, str] = {
+    Request: "request",
+    Notification: "notification",
+    Response: "response",
+    ErrorResponse: "error",
+    Malformed: "malformed",
 }
+#: frames above this size are searched with a regular expression rather than lower-cased whole
+_LOWER_LIMIT = 1 << 20
+#: a request's latency is its response's
+_LATENCY = (
+    "(e.latency if e.latency is not None"
+    " else (_log[e.response_seq].latency if e.response_seq is not None else None))"
+)
 
 
 class FilterError(ValueError):
@@ -97,16 +110,132 @@ class TrafficFilter:
         """True when a request's match can change once its response arrives (status, dur)."""
         return any(t.key in ("status", "dur") for t in self.terms)
 
-    def compile(self, log: TrafficLog) -> Predicate:
-        preds = [_negate(_term(t, log)) if t.negated else _term(t, log) for t in self.terms]
-        if not preds:
-            return lambda e: True
-        if len(preds) == 1:
-            return preds[0]
-        if len(preds) == 2:
-            a, b = preds
-            return lambda e: a(e) and b(e)
-        return lambda e: all(p(e) for p in preds)
+    def compile(self, log: TrafficLog) -> Matcher:
+        """The filter as code over `log` (a request's status and latency are its response's)."""
+        builder = _Builder(log)
+        return Matcher(" and ".join(builder.term(term) for term in self.terms) or "True", builder.namespace)
+
+
+class Matcher:
+    """A compiled filter: `scan(events)` gives the sequence numbers of those that match; calling the
+    matcher on one event says whether it does."""
+
+    def __init__(self, condition: str, namespace: dict[str, Any]) -> None:
+        self.condition = condition
+        source = f"def scan(events):\n    return [e.seq for e in events if {condition}]\n"
+        exec(compile(source, "<traffic filter>", "exec"), namespace)
+        self.scan: Callable[[Iterable[TrafficEvent]], list[int]] = namespace["scan"]
+
+    def __call__(self, event: TrafficEvent) -> bool:
+        return bool(self.scan((event,)))
+
+
+class _Builder:
+    """Terms → Python expressions over `e` (a TrafficEvent); values become named constants."""
+
+    def __init__(self, log: TrafficLog) -> None:
+        self.namespace: dict[str, Any] = {
+            "_log": log,
+            "_status_of": status_of,
+            "_len": len,
+            "_str": str,
+            "_type": type,
+            "_getattr": getattr,
+            "_LIMIT": _LOWER_LIMIT,
+            "_ERRORS": frozenset((ErrorResponse, Malformed)),
+            "_Request": Request,
+            "_Response": Response,
+            "_Malformed": Malformed,
+        }
+
+    def const(self, value: Any) -> str:
+        name = f"v{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    def term(self, term: Term) -> str:
+        expression: str = getattr(self, f"term_{term.key}")(term.values)
+        return f"not ({expression})" if term.negated else f"({expression})"
+
+    @staticmethod
+    def either(expressions: list[str]) -> str:
+        return expressions[0] if len(expressions) == 1 else " or ".join(f"({x})" for x in expressions)
+
+    def term_text(self, values: tuple[str, ...]) -> str:
+        needle = values[0]
+        low = needle.lower()
+        if low == needle.upper():  # no letters: case does not matter
+            return f"{self.const(needle)} in e.raw"
+        # `in raw.lower()` is about 3x faster than re.IGNORECASE here; a huge frame is searched instead
+        search = self.const(re.compile(re.escape(needle), re.IGNORECASE).search)
+        return f"{self.const(low)} in e.raw.lower() if _len(e.raw) <= _LIMIT else {search}(e.raw) is not None"
+
+    def term_method(self, values: tuple[str, ...]) -> str:
+        parts = []
+        for value in values:
+            low = value.lower()
+            if any(c in value for c in "*?["):
+                match = self.const(re.compile(fnmatch.translate(low), re.IGNORECASE).match)
+                parts.append(f"e.method is not None and {match}(e.method) is not None")
+            else:
+                parts.append(f"e.method is not None and {self.const(low)} in e.method.lower()")
+        return self.either(parts)
+
+    def term_dir(self, values: tuple[str, ...]) -> str:
+        return f"e.direction in {self.const(frozenset(_DIRS[v.lower()] for v in values))}"
+
+    def term_kind(self, values: tuple[str, ...]) -> str:
+        kinds = {v.lower() for v in values}
+        types = self.const(frozenset(t for t, name in _KIND_OF_TYPE.items() if name in kinds))
+        stderr, info = "stderr" in kinds, "info" in kinds
+        other = f"({stderr} if e.channel == 'stderr' else {info})"
+        return f"_type(e.message) in {types} if e.message is not None else {other}"
+
+    def term_channel(self, values: tuple[str, ...]) -> str:
+        return f"e.channel in {self.const(frozenset(v.lower() for v in values))}"
+
+    def term_id(self, values: tuple[str, ...]) -> str:
+        # "id:7" matches the integer id 7 and the string id "7", as the id column shows both alike
+        ids: set[object] = set(values)
+        ids.update(int(v) for v in values if v.lstrip("-").isdigit())
+        return f"_getattr(e.message, 'id', None) in {self.const(frozenset(ids))}"
+
+    def term_is(self, values: tuple[str, ...]) -> str:
+        return "_len(e.flags) > 0"
+
+    def term_status(self, values: tuple[str, ...]) -> str:
+        # by message type, without a call per event; a request reads its response's type
+        answer = "(e.response_seq is not None and _type(_log[e.response_seq].message) {test})"
+        by_type = {
+            "error": "in _ERRORS",
+            "ok": "is _Response",
+            "malformed": "is _Malformed",
+        }
+        parts = []
+        for value in values:
+            low = value.lower()
+            if low in by_type:
+                test = by_type[low]
+                parts.append(
+                    f"_type(e.message) {test} or "
+                    f"(_type(e.message) is _Request and {answer.format(test=test)})"
+                )
+            elif low == "pending":
+                parts.append("_type(e.message) is _Request and e.response_seq is None")
+            else:
+                parts.append(f"_status_of(e, _log) == {self.const(low)}")
+        return self.either(parts)
+
+    def term_dur(self, values: tuple[str, ...]) -> str:
+        parts = []
+        for value in values:
+            match = _DUR.match(value.lower())
+            assert match is not None  # parse() checked it
+            op = match.group(1) or ">="
+            limit = self.const(float(match.group(2)) * _UNITS[match.group(3)])
+            test = f"abs(L - {limit}) < 5e-4" if op == "=" else f"L {op} {limit}"
+            parts.append(f"(L := {_LATENCY}) is not None and {test}")
+        return self.either(parts)
 
 
 def _looks_numeric(word: str) -> bool:
@@ -134,16 +263,6 @@ def _check(key: str, value: str, word: str) -> None:
         raise FilterError(f"{word!r}: is: takes flagged")
 
 
-def _negate(pred: Predicate) -> Predicate:
-    return lambda e: not pred(e)
-
-
-def _any(preds: list[Predicate]) -> Predicate:
-    if len(preds) == 1:
-        return preds[0]
-    return lambda e: any(p(e) for p in preds)
-
-
 def status_of(event: TrafficEvent, log: TrafficLog) -> str:
     """ok / <error code> / malformed / pending / "" — a request reads its response's status."""
     msg = event.message
@@ -166,110 +285,3 @@ def latency_of(event: TrafficEvent, log: TrafficLog) -> float | None:
     if event.response_seq is not None:
         return log[event.response_seq].latency
     return None
-
-
-def _term(term: Term, log: TrafficLog) -> Predicate:
-    key = term.key
-    if key == "text":
-        return _text(term.values[0])
-    if key == "method":
-        preds: list[Predicate] = []
-        for v in term.values:
-            low = v.lower()
-            if any(c in v for c in "*?["):
-                rx = re.compile(fnmatch.translate(low), re.IGNORECASE).match
-                preds.append(_glob(rx))
-            else:
-                preds.append(_contains(low))
-        return _any(preds)
-    if key == "dir":
-        wanted = {_DIRS[v.lower()] for v in term.values}
-        return lambda e: e.direction in wanted
-    if key == "kind":
-        return _kind({v.lower() for v in term.values})
-    if key == "channel":
-        channels = {v.lower() for v in term.values}
-        return lambda e: e.channel in channels
-    if key == "id":
-        ids = set(term.values)
-        return lambda e: e.message is not None and str(getattr(e.message, "id", None)) in ids
-    if key == "is":
-        return lambda e: bool(e.flags)
-    if key == "status":
-        return _any([_status(v.lower(), log) for v in term.values])
-    if key == "dur":
-        return _any([_dur(v.lower(), log) for v in term.values])
-    raise FilterError(f"unknown filter key {key!r}")  # pragma: no cover - parse() only builds known keys
-
-
-#: message class → kind, so a kind term is one dict lookup (TrafficEvent.kind walks isinstance checks)
-_KIND_OF_TYPE: dict[type, str] = {
-    Request: "request",
-    Notification: "notification",
-    Response: "response",
-    ErrorResponse: "error",
-    Malformed: "malformed",
-}
-#: frames above this size are searched with a regular expression rather than lower-cased whole
-_LOWER_LIMIT = 1 << 20
-
-
-def _text(needle: str) -> Predicate:
-    """Case-insensitive substring. `needle in raw.lower()` is about 3x faster than re.IGNORECASE here."""
-    low = needle.lower()
-    if low == needle.upper():  # no letters: case does not matter
-        return lambda e: needle in e.raw
-    search = re.compile(re.escape(needle), re.IGNORECASE).search
-
-    def contains(e: TrafficEvent) -> bool:
-        raw = e.raw
-        if len(raw) > _LOWER_LIMIT:
-            return search(raw) is not None
-        return low in raw.lower()
-
-    return contains
-
-
-def _kind(kinds: set[str]) -> Predicate:
-    types = {t for t, name in _KIND_OF_TYPE.items() if name in kinds}
-    stderr, info = "stderr" in kinds, "info" in kinds
-
-    def check(e: TrafficEvent) -> bool:
-        message = e.message
-        if message is None:
-            return stderr if e.channel == "stderr" else info
-        return type(message) in types
-
-    return check
-
-
-def _glob(match: Callable[[str], object]) -> Predicate:
-    return lambda e: e.method is not None and match(e.method) is not None
-
-
-def _contains(low: str) -> Predicate:
-    return lambda e: e.method is not None and low in e.method.lower()
-
-
-def _status(value: str, log: TrafficLog) -> Predicate:
-    if value == "error":
-
-        def is_error(e: TrafficEvent) -> bool:
-            s = status_of(e, log)
-            return s not in ("", "ok", "pending")
-
-        return is_error
-    return lambda e: status_of(e, log) == value
-
-
-def _dur(value: str, log: TrafficLog) -> Predicate:
-    match = _DUR.match(value)
-    assert match is not None
-    op = _OPS[match.group(1) or ">="]
-    limit = float(match.group(2)) * _UNITS[match.group(3)]
-
-    def check(e: TrafficEvent) -> bool:
-        latency = latency_of(e, log)
-        return latency is not None and op(latency, limit)
-
-    return check

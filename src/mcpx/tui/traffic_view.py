@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.reactive import reactive
 
 from mcpx.tui.event_list_view import EventListView, cell, printable, session_start
-from mcpx.tui.traffic_filter import FilterError, TrafficFilter, latency_of, status_of
+from mcpx.tui.traffic_filter import FilterError, Matcher, TrafficFilter, latency_of, status_of
 from mcpx.wire.jsonrpc import Malformed, Request
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
@@ -115,7 +115,7 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
         classes: str | None = None,
     ) -> None:
         self._filter = TrafficFilter()
-        self._predicate: Callable[[TrafficEvent], bool] = lambda e: True
+        self._matcher: Matcher = self._filter.compile(log)
         #: requests that did not match but may once answered (for filters on status or latency)
         self._undecided: set[int] = set()
         #: requests of ours not answered yet (their bars grow until now)
@@ -129,23 +129,23 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
 
     # -- filtering -----------------------------------------------------------------------------------
     def accepts(self, event: TrafficEvent) -> bool:
-        return self._predicate(event)
+        return self._matcher(event)
 
     def watch_filter_text(self, text: str) -> None:
         try:
             parsed = TrafficFilter.parse(text)
-            predicate = parsed.compile(self.traffic)
+            matcher = parsed.compile(self.traffic)
         except FilterError as exc:
             self.post_message(self.FilterApplied(self, str(exc)))
             return
         self.pump()  # events not seen yet go through ingest (in-flight bookkeeping) first
-        self._filter, self._predicate = parsed, predicate
+        self._filter, self._matcher = parsed, matcher
         self._undecided.clear()
         self.rebuild()
         self.post_message(self.FilterApplied(self, None))
 
     def refilter(self, events: list[TrafficEvent]) -> array[int]:
-        rows = super().refilter(events)
+        rows = array("l", self._matcher.scan(events))
         if self._filter.depends_on_response:
             # requests still waiting may match once answered: ingest() checks them again then
             chosen = set(rows)
@@ -161,27 +161,30 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
         return self._filter
 
     def ingest(self, new: Iterable[TrafficEvent]) -> bool:
-        accepts = self._accepts
+        events = new if isinstance(new, list) else list(new)
         rows = self.rows
         before = len(rows)
+        matched = self._matcher.scan(events)
+        rows.extend(matched)
         in_flight = self._in_flight
         undecided = self._undecided if self._filter.depends_on_response else None
         inserted = False
-        for event in new:
-            if accepts(event):
-                rows.append(event.seq)
-            elif undecided is not None and event.response_seq is None and event.kind == "request":
-                undecided.add(event.seq)
+        for event in events:
             answered = event.request_seq
             if answered is not None:
                 in_flight.discard(answered)
                 if undecided is not None and answered in undecided:
                     undecided.discard(answered)
-                    if accepts(self.traffic[answered]):
+                    if self._matcher(self.traffic[answered]):
                         insort(rows, answered)
                         inserted = True
-            elif event.response_seq is None and event.direction == "out" and event.kind == "request":
-                in_flight.add(event.seq)
+            elif event.response_seq is None and type(event.message) is Request:
+                if event.direction == "out":
+                    in_flight.add(event.seq)
+                if undecided is not None:
+                    undecided.add(event.seq)  # (a matching one is in the rows already: see below)
+        if undecided is not None and matched:
+            undecided.difference_update(matched)
         return inserted or len(rows) != before
 
     # -- rendering -----------------------------------------------------------------------------------

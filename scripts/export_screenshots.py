@@ -1,0 +1,128 @@
+"""Render the README's screenshots (screenshots/*.svg) of `mcpx inspect`'s main screens.
+
+They come from the same scripted sessions as the snapshot tests (tests/tui/scripted.py: an in-memory
+server on a virtual clock), so they are the same on every machine and every run.
+
+    python scripts/export_screenshots.py              # all of them, into screenshots/
+    python scripts/export_screenshots.py --size 140x42 --out /tmp/shots
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "tui"))
+
+from scripted import Script, quiet, scripted_app, settle, wait_for  # noqa: E402
+
+from mcpx.tui.app import InspectApp  # noqa: E402
+from mcpx.tui.event_screen import EventScreen  # noqa: E402
+from mcpx.tui.json_tree import JsonTree  # noqa: E402
+
+LOGS = [
+    json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+    for params in (
+        {"level": "debug", "logger": "cache", "data": "lookup"},
+        {"level": "info", "logger": "cache", "data": "warm"},
+        {"level": "warning", "logger": "http", "data": {"retry": 2}},
+        {"level": "error", "logger": "http", "data": "upstream 503"},
+    )
+] + ["this line is not JSON", '{"jsonrpc":"2.0","id":99,"result":{}}']
+Step = Callable[[Any, InspectApp, Any], Awaitable[None]]
+
+
+async def main_screen(pilot: Any, app: InspectApp, session: Any) -> None:
+    await pilot.press("down")
+    await quiet(pilot)
+
+
+async def traffic_filter(pilot: Any, app: InspectApp, session: Any) -> None:
+    await pilot.press("t", "slash", *"-dir:info -kind:stderr dur:<60ms", "enter")
+    await wait_for(pilot, lambda: app.panel.traffic_view.filter_text.endswith("60ms"))
+    await quiet(pilot)
+
+
+async def event_detail(pilot: Any, app: InspectApp, session: Any) -> None:
+    seq = next(e.seq for e in app.traffic if e.method == "tools/list" and e.direction == "in")
+    app.panel.traffic_view.select_seq(seq)
+    await pilot.press("t", "enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, EventScreen))
+    tree = app.screen.query_one(JsonTree)
+    first_tool = tree.root.children[2].children[0].children[0]  # result → tools → [0]
+    first_tool.expand()
+    tree.move_cursor(first_tool)
+    await quiet(pilot)
+
+
+async def server_died(pilot: Any, app: InspectApp, session: Any) -> None:
+    last_words = ["Traceback (most recent call last):", "RuntimeError: the weather service is down"]
+    session.transport.die(3, last_words)
+    await wait_for(pilot, lambda: app.session.state == "exited")
+    await settle(pilot, app)
+
+
+async def server_log(pilot: Any, app: InspectApp, session: Any) -> None:
+    await pilot.press("t", "right_square_bracket", "right_square_bracket")
+    await quiet(pilot)
+
+
+async def info(pilot: Any, app: InspectApp, session: Any) -> None:
+    await pilot.press("i")
+    await quiet(pilot)
+
+
+async def help_screen(pilot: Any, app: InspectApp, session: Any) -> None:
+    await pilot.press("t", "question_mark")
+    await quiet(pilot)
+
+
+SHOTS: dict[str, Step] = {
+    "inspect-main": main_screen,
+    "inspect-filter": traffic_filter,
+    "inspect-event": event_detail,
+    "inspect-server-died": server_died,
+    "inspect-server-log": server_log,
+    "inspect-info": info,
+    "inspect-help": help_screen,
+}
+
+
+async def shoot(name: str, step: Step, size: tuple[int, int], out: Path) -> Path:
+    session = scripted_app(Script(after_initialized=LOGS))
+    app = session.app
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await step(pilot, app, session)
+        path = out / f"{name}.svg"
+        title = f"mcpx inspect — {name.removeprefix('inspect-')}"
+        path.write_text(app.export_screenshot(title=title), "utf-8")
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--size", default="120x40", help="COLUMNSxROWS (default 120x40)")
+    parser.add_argument("--out", default=str(ROOT / "screenshots"))
+    parser.add_argument("names", nargs="*", help=f"some of: {', '.join(SHOTS)}")
+    args = parser.parse_args()
+    columns, rows = (int(n) for n in args.size.lower().split("x"))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+    for name in args.names or SHOTS:
+        path = asyncio.run(shoot(name, SHOTS[name], (columns, rows), out))
+        print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
+if __name__ == "__main__":
+    main()
