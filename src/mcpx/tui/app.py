@@ -1,9 +1,9 @@
 """`mcpx inspect`: the Textual app, its factory `make_app()` and the CLI's entry point `run_inspect()`.
 
-The app holds a `TrafficLog` (the truth, kept across reconnects) and, while connected, a `Client`; it
-never touches a transport. One long-lived `connection` worker owns the client's async context — opened
-and closed in the same task — and waits until the server goes away or the app asks it to stop. Short
-workers in the `requests` group list the catalogue, ping, set the log level and send raw frames.
+The app holds a `TrafficLog` (the truth, kept across reconnects) and never touches a transport. Its
+`Connection` runs the one long-lived `connection` worker that owns the client's async context; short
+workers in the `requests` group list the catalogue, ping, set the log level and send raw frames; one
+`Worker.StateChanged` handler reports their failures.
 
 State flows down through reactives (`session`, `catalog`, `server_info`, `in_flight`) that widgets bind
 to; widgets talk back with messages (`ItemBrowser.ItemSelected`, `EventListView.EventOpened`, …).
@@ -11,12 +11,9 @@ to; widgets talk back with messages (`ItemBrowser.ItemSelected`, `EventListView.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import gc
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -30,16 +27,16 @@ from textual.reactive import reactive
 from textual.widgets import Footer, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from mcpx.errors import ConnectError, McpxError, RpcError, ServerExitedError
-from mcpx.protocol.client import Client
+from mcpx.errors import McpxError
 from mcpx.tui.commands import InspectCommands
+from mcpx.tui.connection import Connection, Connector, spec_connector
 from mcpx.tui.death_banner import DeathBanner
 from mcpx.tui.event_list_view import EventListView
 from mcpx.tui.header_bar import HeaderBar
 from mcpx.tui.info_view import InfoView
 from mcpx.tui.item_browser import ItemBrowser
 from mcpx.tui.item_detail import ItemDetail
-from mcpx.tui.session_state import CAPABILITY, KINDS, Catalog, ItemKind, ServerInfo, SessionState, State
+from mcpx.tui.session_state import Catalog, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.traffic_panel import TrafficPanel
 from mcpx.tui.traffic_view import SEPARATOR_EVENT, format_latency
@@ -47,40 +44,11 @@ from mcpx.wire.traffic import TrafficLog
 
 if TYPE_CHECKING:
     from mcpx import ServerSpec
+    from mcpx.protocol.client import Client
 
 Clock = Callable[[], float]
-#: builds a connected client over the given log; the app enters and leaves it in its connection worker
-Connector = Callable[[TrafficLog], AbstractAsyncContextManager[Client]]
-LISTERS = {
-    "tools": "list_tools",
-    "resources": "list_resources",
-    "templates": "list_resource_templates",
-    "prompts": "list_prompts",
-}
-STOP_TIMEOUT = 10.0
 #: events between two gc.freeze() calls (see _tick)
 FREEZE_EVERY = 5_000
-
-
-def spec_connector(spec: ServerSpec, settings: InspectSettings) -> Connector:
-    """The connector for a real server: `mcpx.connect()` with the settings' timeouts and era."""
-
-    @asynccontextmanager
-    async def open_client(traffic: TrafficLog) -> AsyncIterator[Client]:
-        from mcpx.protocol.connect import connect
-
-        async with connect(
-            spec,
-            traffic=traffic,
-            timeout=settings.timeout,
-            connect_timeout=settings.connect_timeout,
-            protocol_era=settings.protocol_era,
-            protocol_version=settings.protocol_version,
-            probe_timeout=settings.probe_timeout,
-        ) as client:
-            yield client
-
-    return open_client
 
 
 class InspectApp(App[int]):
@@ -123,14 +91,12 @@ class InspectApp(App[int]):
     ) -> None:
         super().__init__()
         self.settings = settings
-        self.connector = connector
+        self.connection = Connection(self, connector) if connector is not None else None
         self.traffic = traffic
         self.clock = clock
         self.target = target
-        self.client: Client | None = None
-        self.connection: Worker[None] | None = None
-        self._stop = asyncio.Event()
         self._problems_seen = 0
+        self._problems_of: Client | None = None
         self._frozen_at = 0
         self._quitting = False
         self.theme = settings.theme
@@ -151,8 +117,8 @@ class InspectApp(App[int]):
 
     def on_load(self) -> None:
         # connect before the screen is built: the server starts up while the widgets compose
-        if self.connector is not None:
-            self.start_connection()
+        if self.connection is not None:
+            self.connection.start()
 
     def on_mount(self) -> None:
         if self.settings.keymap:
@@ -162,159 +128,17 @@ class InspectApp(App[int]):
 
     async def on_unmount(self) -> None:
         """However the app ends (q, ctrl+c, a test leaving), the server stops before the loop does."""
-        await self.stop_connection()
+        if self.connection is not None:
+            await self.connection.stop()
+
+    @property
+    def client(self) -> Client | None:
+        """The connected client, or None (connecting, dead, or no server at all)."""
+        return self.connection.client if self.connection is not None else None
 
     @property
     def panel(self) -> TrafficPanel:
         return self.query_one(TrafficPanel)
-
-    # -- the connection worker -----------------------------------------------------------------------
-    def start_connection(self) -> None:
-        assert self.connector is not None
-        self._stop = asyncio.Event()
-        self.connection = self.run_worker(
-            self._connection(self.connector, self._stop),
-            name="connection",
-            group="connection",
-            exclusive=True,
-            exit_on_error=False,
-        )
-
-    async def _connection(self, connector: Connector, stop: asyncio.Event) -> None:
-        attempt = self.session.attempt + 1
-        self.session = SessionState("connecting", target=self.target, attempt=attempt)
-        self.catalog = Catalog()
-        first_seq = len(self.traffic)
-        started = self.clock()
-        ended: McpxError | None = None
-        connected = False
-        try:
-            async with connector(self.traffic) as client:
-                connected = True
-                self.client = client
-                self._problems_seen = 0
-                self._connected(client, attempt, self.clock() - started)
-                closed = asyncio.ensure_future(client.peer.closed.wait())
-                stopping = asyncio.ensure_future(stop.wait())
-                try:
-                    await asyncio.wait({closed, stopping}, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    closed.cancel()
-                    stopping.cancel()
-                if not stop.is_set():
-                    ended = client.peer.ended or ConnectError("the connection ended")
-        except McpxError as exc:
-            ended = exc
-        finally:
-            self.client = None
-            self.in_flight = 0
-        if stop.is_set() and ended is None:
-            self.session = replace(self.session, state="closed")
-        else:
-            self.session = self._dead(ended or ConnectError("the connection ended"), connected, first_seq)
-
-    def _connected(self, client: Client, attempt: int, seconds: float) -> None:
-        opened = client.opened
-        assert opened is not None
-        info = opened.server_info
-        self.session = SessionState(
-            "connected",
-            target=self.target,
-            attempt=attempt,
-            server_name=info.name,
-            server_version=info.version,
-            server_title=info.title,
-            era=opened.era,
-            protocol_version=opened.protocol_version,
-            transport=getattr(client.transport, "name", None),
-            connect_seconds=seconds,
-        )
-        exchange = tuple(
-            (
-                self.traffic[seq].direction,
-                self.traffic[seq].method or self.traffic[seq].kind,
-                self.traffic[seq].raw,
-            )
-            for seq in opened.exchange
-            if 0 <= seq < len(self.traffic)
-        )
-        self.server_info = ServerInfo(
-            instructions=opened.instructions,
-            server_info=info.raw
-            if isinstance(info.raw, dict)
-            else info.model_dump(by_alias=True, exclude_none=True),
-            server_capabilities=opened.capabilities,
-            client_info=client.identity.info,
-            client_capabilities=client.identity.capabilities,
-            exchange=exchange,
-            transport=dict(client.transport.describe()),
-            notes=tuple(opened.notes),
-        )
-        unavailable = {
-            kind: f"The server did not declare the “{CAPABILITY[kind]}” capability."
-            for kind in KINDS
-            if CAPABILITY[kind] not in opened.capabilities
-        }
-        self.catalog = Catalog(unavailable=unavailable)
-        for kind in KINDS:
-            if kind not in unavailable:
-                self.run_worker(
-                    self._load(client, kind), name=f"list-{kind}", group="requests", exit_on_error=False
-                )
-        client.on_list_changed(self._list_changed)
-        if self.settings.log_level is not None:
-            self.set_log_level(self.settings.log_level)
-
-    def _dead(self, error: McpxError, connected: bool, first_seq: int) -> SessionState:
-        returncode = error.returncode if isinstance(error, ServerExitedError) else None
-        tail = tuple(error.stderr_tail) if isinstance(error, ServerExitedError) else ()
-        if not tail:  # from the log: the same for every transport that reports stderr
-            lines = [e.raw for e in self.traffic.since(first_seq) if e.channel == "stderr"]
-            tail = tuple(lines)
-        tail = tail[-self.settings.stderr_tail :] if self.settings.stderr_tail else ()
-        if returncode is not None:
-            state: State = "exited"
-        elif not connected:
-            state = "failed"
-        else:
-            state = "disconnected"
-        return replace(
-            self.session, state=state, returncode=returncode, error=error.message, stderr_tail=tail
-        )
-
-    async def _load(self, client: Client, kind: ItemKind) -> None:
-        try:
-            items = await getattr(client, LISTERS[kind])()
-        except RpcError as exc:
-            if client is self.client:
-                reason = f"{exc.method} failed: {exc.error_message} ({exc.error_code})"
-                self.catalog = replace(self.catalog, unavailable={**self.catalog.unavailable, kind: reason})
-            return
-        if client is self.client:
-            self.catalog = self.catalog.with_items(kind, tuple(items))
-
-    def _list_changed(self, name: str) -> None:
-        client = self.client
-        if client is None:
-            return
-        kinds: dict[str, ItemKind] = {"resourceTemplates": "templates"}
-        kind = kinds.get(name, name)
-        items = client.cached(name)
-        if kind in KINDS and items is not None:
-            self.catalog = self.catalog.with_items(kind, tuple(items))
-
-    async def stop_connection(self) -> None:
-        """End the connection worker (the client closes the server in that task) and wait for it."""
-        worker = self.connection
-        if worker is None or worker.is_finished:
-            return
-        self._stop.set()
-        if self.session.state == "connecting":
-            worker.cancel()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(worker.wait(), STOP_TIMEOUT)
-        if not worker.is_finished:
-            worker.cancel()
 
     def _tick(self) -> None:
         if len(self.traffic) - self._frozen_at >= FREEZE_EVERY:
@@ -326,6 +150,8 @@ class InspectApp(App[int]):
         client = self.client
         self.in_flight = client.peer.in_flight if client is not None else 0
         panels = self.query(TrafficPanel)
+        if client is not self._problems_of:  # a new connection: a new peer with its own list
+            self._problems_of, self._problems_seen = client, 0
         if client is not None and panels and len(client.peer.problems) > self._problems_seen:
             problems = panels.first().problems
             if problems is not None:
@@ -370,28 +196,30 @@ class InspectApp(App[int]):
             self.exit(0)
             return
         self._quitting = True
-        if self.connection is not None and not self.connection.is_finished:
+        if self.connection is not None and self.connection.running:
             self.session = replace(self.session, state="closing")
         self.run_worker(self._quit(), name="quit", group="lifecycle", exit_on_error=False)
 
     async def _quit(self) -> None:
-        await self.stop_connection()
+        if self.connection is not None:
+            await self.connection.stop()
         self.exit(0)
 
     def action_reconnect(self) -> None:
-        if self.connector is None or self._quitting:
+        if self.connection is None or self._quitting:
             return
         self.run_worker(
             self._reconnect(), name="reconnect", group="lifecycle", exclusive=True, exit_on_error=False
         )
 
     async def _reconnect(self) -> None:
-        await self.stop_connection()
+        assert self.connection is not None
+        await self.connection.stop()
         if len(self.traffic):
             self.traffic.info(
                 f"reconnect · connection {self.session.attempt + 1}", "protocol", event=SEPARATOR_EVENT
             )
-        self.start_connection()
+        self.connection.start()
 
     def action_help(self) -> None:
         from mcpx.tui.help_screen import HelpScreen
