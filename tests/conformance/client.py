@@ -1,14 +1,18 @@
 """mcpx as the client under test of the official conformance suite (npm `@modelcontextprotocol/conformance`).
 
 The harness starts a mock server per scenario and runs this script with the server's URL as the last
-argument, the scenario in `MCP_CONFORMANCE_SCENARIO` and the revision it speaks in
-`MCP_CONFORMANCE_PROTOCOL_VERSION`. Each scenario is a few calls through the public library API, over
-Streamable HTTP; exit 0 means the client did its part (the harness grades the traffic it saw).
+argument, the scenario in `MCP_CONFORMANCE_SCENARIO`, the revision it speaks in
+`MCP_CONFORMANCE_PROTOCOL_VERSION` and, for some scenarios, what to do in `MCP_CONFORMANCE_CONTEXT` (JSON).
+Each scenario is a few calls through the public library API, over Streamable HTTP; exit 0 means the client
+did its part (the harness grades the traffic it saw). Everything the scenarios check — headers, `_meta`,
+version retries, MRTR, leaving out tools with bad `x-mcp-header` annotations — is mcpx's own behaviour;
+this file only decides which calls to make.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -19,7 +23,8 @@ from mcpx.protocol.client import Client
 
 
 def era_for(version: str) -> dict[str, Any]:
-    # the revisions before 2026-07-28 speak the handshake; pin it so the modern probe adds no noise
+    # the revisions before 2026-07-28 speak the handshake; pin it so the modern probe adds no noise. At
+    # 2026-07-28 mcpx probes as it does for users (auto), which is what the scenarios grade.
     if version.startswith("2026"):
         return {"protocol_era": "auto"}
     return {"protocol_era": "legacy", "protocol_version": version}
@@ -39,7 +44,27 @@ async def on_elicit(params: Any) -> dict[str, Any]:
     return {"action": "accept", "content": defaults_of((params or {}).get("requestedSchema"))}
 
 
-async def initialize(client: Client) -> None:
+def context() -> dict[str, Any]:
+    raw = os.environ.get("MCP_CONFORMANCE_CONTEXT")
+    data = json.loads(raw) if raw else {}
+    return data if isinstance(data, dict) else {}
+
+
+def sample_arguments(schema: Any) -> dict[str, Any]:
+    """A value of the right type for each required property (the scenarios only look at the name)."""
+    if not isinstance(schema, dict):
+        return {}
+    samples = {"string": "x", "integer": 1, "number": 1.5, "boolean": True, "object": {}, "array": []}
+    properties = schema.get("properties") or {}
+    arguments: dict[str, Any] = {}
+    for name in schema.get("required") or []:
+        prop = properties.get(name) if isinstance(properties, dict) else None
+        kind = prop.get("type") if isinstance(prop, dict) else None
+        arguments[name] = samples.get(kind) if isinstance(kind, str) else None
+    return arguments
+
+
+async def list_only(client: Client) -> None:
     await client.list_tools()
 
 
@@ -58,11 +83,62 @@ async def elicitation_defaults(client: Client) -> None:
     await client.call_tool("test_client_elicitation_defaults", {})
 
 
+async def request_state(client: Client) -> None:
+    # MRTR with and without requestState, a plain call between flows, a result without resultType
+    await client.list_tools()
+    for name in (
+        "test_mrtr_echo_state",
+        "test_mrtr_no_state",
+        "test_mrtr_unrelated",
+        "test_mrtr_no_result_type",
+    ):
+        await client.call_tool(name, {})
+
+
+async def standard_headers(client: Client) -> None:
+    # one request of each kind that carries Mcp-Method, and each that carries Mcp-Name
+    tools = await client.list_tools()
+    for tool in tools:
+        await client.call_tool(tool.name, {})
+    resources = await client.list_resources()
+    for resource in resources:
+        await client.read_resource(resource.uri)
+    for prompt in await client.list_prompts():
+        await client.get_prompt(prompt.name)
+
+
+async def custom_headers(client: Client) -> None:
+    # the scenario hands over the calls to make, with the values whose encodings it checks
+    await client.list_tools()
+    for call in context().get("toolCalls", []):
+        await client.call_tool(call["name"], call.get("arguments"))
+
+
+async def invalid_tool_headers(client: Client) -> None:
+    # every tool mcpx lists gets called: those with bad x-mcp-header annotations must not be listed
+    for tool in await client.list_tools():
+        await client.call_tool(tool.name, sample_arguments(tool.input_schema))
+
+
+async def schema_preservation(client: Client) -> None:
+    # send back the inputSchema as mcpx holds it, for the scenario to compare keyword by keyword
+    tools = {tool.name: tool for tool in await client.list_tools()}
+    schema = tools["json_schema_2020_12_tool"].input_schema
+    await client.call_tool("json_schema_echo", {"schema": schema})
+
+
 SCENARIOS: dict[str, Callable[[Client], Awaitable[None]]] = {
-    "initialize": initialize,
+    "initialize": list_only,
     "tools_call": tools_call,
     "sse-retry": sse_retry,
     "elicitation-sep1034-client-defaults": elicitation_defaults,
+    "request-metadata": list_only,
+    "sep-2322-client-request-state": request_state,
+    "http-standard-headers": standard_headers,
+    "http-custom-headers": custom_headers,
+    "http-invalid-tool-headers": invalid_tool_headers,
+    "json-schema-ref-no-deref": list_only,
+    "json-schema-2020-12-preservation": schema_preservation,
 }
 
 

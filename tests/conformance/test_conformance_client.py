@@ -57,17 +57,34 @@ def passed(proc: subprocess.CompletedProcess[str], out: Path) -> bool:
     )
 
 
+#: the handshake era's scenarios (issue 8, and SEP-1034 defaults from issue 9) at 2025-11-25
+LEGACY = ["initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"]
+#: every client scenario of `--requirements 2026-07-28` that is not about authorization, and the
+#: JSON Schema 2020-12 preservation scenario (run there but not scored; strictest at this revision)
+MODERN = [
+    "tools_call",
+    "request-metadata",
+    "sep-2322-client-request-state",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+    "json-schema-ref-no-deref",
+    "json-schema-2020-12-preservation",
+]
+
+
 @pytest.mark.skipif(not (BIN / "conformance").exists(), reason="npm test peers not installed (scripts/test)")
 @pytest.mark.skipif(_node_major() < 22, reason="the conformance suite needs Node >= 22")
 @pytest.mark.parametrize(
-    "scenario", ["initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"]
+    ("scenario", "version"),
+    [(name, "2025-11-25") for name in LEGACY] + [(name, "2026-07-28") for name in MODERN],
 )
-def test_client_scenario(scenario: str, tmp_path: Path) -> None:
+def test_client_scenario(scenario: str, version: str, tmp_path: Path) -> None:
     out = tmp_path / "first"
-    proc = run_scenario(scenario, "2025-11-25", out)
+    proc = run_scenario(scenario, version, out)
     if not passed(proc, out) and scenario == "sse-retry":
         # timing-sensitive (the retry wait is checked to -50/+200 ms): a busy machine gets one more try,
         # as the SDKs' own conformance jobs re-run failures solo
         out = tmp_path / "again"
-        proc = run_scenario(scenario, "2025-11-25", out)
+        proc = run_scenario(scenario, version, out)
     assert passed(proc, out), f"{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"

@@ -5,16 +5,21 @@
 Streamable HTTP at /mcp by default (`--json`: single JSON replies; `--stateless`: no session), or the
 legacy HTTP+SSE transport at /sse with `--sse`. Its tools show what travelled: `headers` returns the
 request's HTTP headers, `progress` sends progress and log notifications before its result, `ask` elicits.
+For the 2026-07-28 era: `route` has arguments annotated `x-mcp-header` (the SDK checks the `Mcp-Param-*`
+headers against them), `add_routed` adds another such tool at run time, `slow` waits and notes when it
+is cancelled, `cancelled` lists the tags of the `slow` calls that were.
 """
 
 from __future__ import annotations
 
 import argparse
 import warnings
+from typing import Annotated
 
+import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 # protocol logging is deprecated in 2026-07-28; this server uses it on purpose
 warnings.filterwarnings("ignore", category=DeprecationWarning)
@@ -60,6 +65,46 @@ async def ask(ctx: Context) -> str:
     if answer.action == "accept" and answer.data is not None:
         return f"hello {answer.data.name}"
     return f"no name: {answer.action}"
+
+
+Region = Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]
+Priority = Annotated[int, Field(json_schema_extra={"x-mcp-header": "Priority"})]
+CANCELLED: list[str] = []
+
+
+@mcp.tool()
+def route(region: Region, ctx: Context, priority: Priority = 0) -> dict[str, str]:
+    """The request's HTTP headers; `region` and `priority` are mirrored into Mcp-Param headers."""
+    return {k.lower(): v for k, v in (ctx.headers or {}).items()}
+
+
+@mcp.tool()
+def add_routed(name: str) -> str:
+    """Adds a tool called `name` whose `region` argument is mirrored into Mcp-Param-Region."""
+
+    def routed(region: Region) -> str:
+        return f"routed to {region}"
+
+    mcp.add_tool(routed, name=name, description="added at run time")
+    return f"added {name}"
+
+
+@mcp.tool()
+async def slow(seconds: float, tag: str, ctx: Context) -> str:
+    """Reports that it started (progress 0), sleeps; a cancelled call leaves its tag in `cancelled`."""
+    await ctx.report_progress(0, 1, "started")
+    try:
+        await anyio.sleep(seconds)
+    except anyio.get_cancelled_exc_class():
+        CANCELLED.append(tag)
+        raise
+    return f"slept {seconds}"
+
+
+@mcp.tool()
+def cancelled() -> list[str]:
+    """The tags of the `slow` calls that were cancelled."""
+    return list(CANCELLED)
 
 
 def main() -> None:

@@ -5,6 +5,12 @@ or -32022 whose `supported` list shares one, means modern. Any other error, a Di
 modern revision, or silence within the probe timeout means legacy → `initialize`. The fallback is never
 keyed to one error code. A legacy server that exits on the unknown request is started again.
 
+Over HTTP the answer comes with a status: a JSON-RPC error in the body is judged as above; a refusal
+without one (400, 404, 405) means legacy (and the transport tries HTTP+SSE if `initialize` is refused
+too); 401/403 is an authorization problem and an unreachable server, a 5xx or silence an outage — none of
+them says anything about the era, so they end the connection attempt instead of choosing one. Silence
+being no evidence there, the probe waits as long as any request would.
+
 The verdict is remembered per server (command line or URL) so a silent legacy server costs the probe
 timeout once, and re-probed when it proves wrong. Every step is an `info` event in the traffic log.
 """
@@ -23,6 +29,7 @@ from mcpx.errors import ConnectError, McpxError, RequestTimeoutError, RpcError, 
 from mcpx.protocol.eras import Answer, ClientIdentity, Era, LegacyEra, Opened, Resend, Send
 from mcpx.protocol.modern import ModernEra, is_modern_evidence
 from mcpx.protocol.peer import Peer
+from mcpx.transports.base import HeaderMirroring
 
 DEFAULT_PROBE_TIMEOUT = 2.0
 
@@ -109,12 +116,16 @@ class AutoEra:
     async def _probe(self, peer: Peer, client: ClientIdentity, timeout: float | None) -> Opened:
         modern = ModernEra()
         log = peer.traffic
+        http = isinstance(peer.transport, HeaderMirroring)
+        wait = timeout if http else self.probe_timeout
         log.info(
-            f"era: probing with server/discover at {modern.version} ({self.probe_timeout:g} s)", "protocol"
+            f"era: probing with server/discover at {modern.version}"
+            + (f" ({wait:g} s)" if wait is not None else ""),
+            "protocol",
         )
         reason: str
         try:
-            event = await modern.discover(peer, client, self.probe_timeout)
+            event = await modern.discover(peer, client, wait)
             opened = modern.opened_from(event, peer)
             if opened is not None:
                 log.info("era: modern — the server answered server/discover", "protocol", era="modern")
@@ -122,16 +133,23 @@ class AutoEra:
             reason = "its server/discover result names no modern revision"
         except RpcError as exc:
             if is_modern_evidence(exc):
-                log.info(f"era: modern — the server answered -32022 ({exc.error_message})", "protocol")
+                log.info(
+                    f"era: modern — the server answered {exc.error_code} ({exc.error_message})", "protocol"
+                )
                 return self._chose(await modern.open(peer, client, timeout), modern)
             reason = f"server/discover answered error {exc.error_code} ({exc.error_message})"
         except RequestTimeoutError:
+            if http:
+                raise  # an HTTP server that does not answer is down, whatever era it speaks
             reason = f"no answer to server/discover within {self.probe_timeout:g} s"
         except ServerExitedError as exc:
             reason = f"the server ended when probed ({exc.message.split(';')[0]}); mcpx started it again"
             await peer.restart()
         except ConnectError as exc:
-            # a refused probe (an HTTP 400 with no JSON-RPC body, say) is no evidence of a modern server
+            # a refused probe (an HTTP 400 with no JSON-RPC body, say) is no evidence of a modern server;
+            # over HTTP only a refusal carries a status: without one the server was not reached at all
+            if http and exc.details.get("status") is None:
+                raise
             reason = f"server/discover was refused ({exc.message.splitlines()[0]})"
             if peer.closed.is_set():
                 await peer.restart()
@@ -145,7 +163,7 @@ class AutoEra:
             if not is_modern_evidence(exc):
                 raise
             log.info(
-                f"era: modern after all — initialize was refused with -32022 ({exc.error_message})",
+                f"era: modern after all — initialize was refused with {exc.error_code} ({exc.error_message})",
                 "protocol",
             )
             return self._chose(await modern.open(peer, client, timeout), modern)

@@ -2,6 +2,9 @@
 cached lists refreshed on `list_changed`, progress callbacks, and handlers for what the server asks.
 
 Every method has a raw twin (`request()`, `list_all()`), so a face can show exactly what came back.
+
+Over Streamable HTTP an `HttpMirror` (the handshake-free era's part, in `modern`) names the headers of each
+message for the transport, and leaves out of `tools/list` the tools it could not call correctly.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from mcpx.__about__ import __version__
 from mcpx.errors import McpxError, ProtocolError, RpcError, SessionExpiredError
 from mcpx.protocol.auto import AutoEra
 from mcpx.protocol.eras import ClientIdentity, Era, Opened
+from mcpx.protocol.modern import HttpMirror
 from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
 from mcpx.protocol.subscriptions import Watch
 from mcpx.protocol.types import (
@@ -32,7 +36,7 @@ from mcpx.protocol.types import (
     parse,
     parse_list,
 )
-from mcpx.transports.base import ProtocolVersionAware, Transport
+from mcpx.transports.base import HeaderMirroring, ProtocolVersionAware, StreamLostError, Transport
 from mcpx.wire import Notification, TrafficEvent, TrafficLog
 
 ServerRequestHandler = Callable[[Any], Awaitable[Any]]
@@ -112,6 +116,11 @@ class Client:
         self.watching = Watch(self)
         for name, (_, _, notification) in LISTS.items():
             self.peer.on_notification(notification, self._make_dirtier(name))
+        #: over a transport that mirrors messages into HTTP headers (Streamable HTTP)
+        self.http: HttpMirror | None = None
+        if isinstance(transport, HeaderMirroring):
+            self.http = HttpMirror(self)
+            transport.mirror_headers(self.http)
 
     # -- lifecycle -----------------------------------------------------------------------------------
     async def connect(self) -> Opened:
@@ -130,7 +139,8 @@ class Client:
             era=opened.era,
             protocol_version=opened.protocol_version,
         )
-        if isinstance(self.transport, ProtocolVersionAware):
+        if self.opened.era == "legacy" and isinstance(self.transport, ProtocolVersionAware):
+            # after a handshake only: the handshake-free era has no session and no GET stream
             self.transport.set_protocol_version(self.opened.protocol_version)
         return self.opened
 
@@ -211,10 +221,16 @@ class Client:
             again = self.era.wrap(method, {**(params or {}), **extra} if extra else params)
             return await self.peer.request(method, again, timeout=timeout, on_progress=on_progress)
 
+        if method == "tools/call" and self.http is not None:
+            await self.http.learn_tool(params)
         try:
             result = await self._in_session(lambda: resend({}))
         except RpcError as exc:
             result = await self.era.recover(method, exc, resend, self._refresh_tools)
+        except StreamLostError as exc:
+            # the handshake-free era cannot resume a broken stream: the spec says to send it anew
+            self.traffic.info(f"{exc.message}; sending it again with a new id", "protocol", event="reissue")
+            result = await resend({})
         return await self.era.settle(method, params, result, resend, self.answer)
 
     async def _refresh_tools(self) -> None:
@@ -249,6 +265,8 @@ class Client:
                 raise ProtocolError(f"the server answered {method} with {type(page).__name__}, not an object")
             page_items = page.get(key)
             if isinstance(page_items, list):
+                if method == "tools/list" and self.http is not None:
+                    page_items = self.http.usable_tools(page_items)
                 items.extend(page_items)
             merged = {k: v for k, v in page.items() if k != "nextCursor"}
             next_cursor = page.get("nextCursor")

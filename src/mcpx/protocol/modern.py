@@ -4,18 +4,29 @@
 protocol version, the client and its capabilities; a result may say `input_required` and list what the
 server needs (elicitation, sampling, roots), which the client answers by re-sending the original request
 with a new id, the answers in `inputResponses` and the server's `requestState` echoed byte for byte.
+
+Over Streamable HTTP each message is also mirrored into headers (`HttpMirror`, which the client hands to
+its transport), some of them from the called tool's schema; tools whose `x-mcp-header` annotations break
+the rules cannot be called correctly there and are left out of the tool list.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcpx.errors import ProtocolError, RpcError, UnsupportedVersionError
+from mcpx.errors import McpxError, ProtocolError, RpcError, UnsupportedVersionError
 from mcpx.protocol.eras import Answer, ClientIdentity, Opened, Resend, Send
 from mcpx.protocol.peer import Peer
 from mcpx.protocol.types import Implementation, parse
 from mcpx.protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
+from mcpx.transports.base import Mirrored
+from mcpx.transports.http_headers import header_annotation_problem, message_headers
+from mcpx.wire import Message, Notification, Request
+
+if TYPE_CHECKING:
+    from mcpx.protocol.client import Client
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT = "io.modelcontextprotocol/clientInfo"
@@ -83,7 +94,11 @@ class ModernEra:
             retry = self.retry_version(exc)
             if retry is None:
                 raise
-            notes.append(f"the server does not support {self.version}; retrying with {retry}")
+            notes.append(
+                f"the server refused {self.version} though it lists it; retrying once"
+                if retry == self.version
+                else f"the server does not support {self.version}; retrying with {retry}"
+            )
             self.version = retry
             event = await self.discover(peer, client, timeout)
         opened = self.opened_from(event, peer)
@@ -98,13 +113,19 @@ class ModernEra:
         return opened
 
     def retry_version(self, exc: RpcError) -> str | None:
-        """For -32022, the newest modern version we share with the server's `supported` list."""
-        if exc.error_code != UNSUPPORTED_VERSION or self.pinned or not isinstance(exc.data, dict):
+        """For -32022, the newest modern version we share with the server's `supported` list.
+
+        That may be the very version just refused, when the server lists it: the refusal was then not
+        about the version, and one retry (callers retry once) is what the spec's negotiation asks for.
+        """
+        if exc.error_code != UNSUPPORTED_VERSION or not isinstance(exc.data, dict):
             return None
         supported = exc.data.get("supported")
         if not isinstance(supported, list):
             return None
-        shared = [v for v in MODERN_VERSIONS if v in supported and v != self.version]
+        if self.pinned:
+            return self.version if self.version in supported else None
+        shared = [v for v in MODERN_VERSIONS if v in supported]
         return shared[0] if shared else None
 
     def opened_from(self, event: Any, peer: Peer) -> Opened | None:
@@ -203,6 +224,92 @@ class ModernEra:
         return {}
 
 
+class HttpMirror:
+    """The handshake-free era over Streamable HTTP, for one client: the headers that mirror each message
+    (the transport asks, message by message: see `HeaderMirroring`), and the tools left out because
+    their `x-mcp-header` annotations cannot be mirrored. Inactive after a handshake."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    @property
+    def active(self) -> bool:
+        opened = self.client.opened
+        return opened is not None and opened.era == "modern"
+
+    def __call__(self, message: Message) -> Mirrored | None:
+        """The headers of `message`, or None for a message of the handshake era.
+
+        Before the era is known (the probe) a request carrying this era's envelope is one of this era;
+        after a handshake none is, whatever it carries.
+        """
+        opened = self.client.opened
+        if opened is not None and opened.era != "modern":
+            return None
+        if isinstance(message, Request):
+            params = message.params if isinstance(message.params, dict) else {}
+            meta = params.get("_meta")
+            version = meta.get(META_VERSION) if isinstance(meta, dict) else None
+            if not isinstance(version, str):
+                if opened is None:
+                    return None  # initialize, after a refused probe
+                version = opened.protocol_version  # a raw request sent without the envelope
+            schema = self.input_schema(params.get("name")) if message.method == "tools/call" else None
+            return Mirrored(message_headers(version, message.method, params, schema))
+        if opened is not None and isinstance(message, Notification):
+            if message.method == "notifications/cancelled":
+                return Mirrored(
+                    skip="closing the request's stream was its cancellation (2026-07-28 over HTTP)"
+                )
+            return Mirrored(message_headers(opened.protocol_version, message.method, message.params))
+        return None
+
+    def input_schema(self, name: Any) -> dict[str, Any] | None:
+        # a stale list is still the best knowledge: a server that sees wrong headers answers -32020, and
+        # `recover` re-lists and retries
+        for tool in self.client.cached("tools") or ():
+            if tool.name == name:
+                schema: dict[str, Any] = tool.input_schema
+                return schema
+        return None
+
+    async def learn_tool(self, params: dict[str, Any] | None) -> None:
+        """Before the first tool call, list the tools: the tool's schema names the call's headers.
+
+        Only when nothing was listed yet; a tool missing from a list is called as it is (a server that
+        knows it and checks headers answers -32020, and `recover` re-lists and retries).
+        """
+        if (
+            self.active
+            and self.client.cached("tools") is None
+            and isinstance((params or {}).get("name"), str)
+        ):
+            with contextlib.suppress(McpxError):  # the call itself says what is wrong, if anything
+                await self.client.list_tools()
+
+    def usable_tools(self, tools: list[Any]) -> list[Any]:
+        """`tools` without those whose x-mcp-header annotations break the rules (the spec: clients on
+        HTTP MUST leave them out), each named in the log and among the problems."""
+        if not self.active:
+            return tools
+        kept: list[Any] = []
+        for tool in tools:
+            problem = header_annotation_problem(tool.get("inputSchema") if isinstance(tool, dict) else None)
+            if problem is None:
+                kept.append(tool)
+                continue
+            name = tool.get("name") if isinstance(tool, dict) else None
+            log = self.client.traffic
+            event = log.info(
+                f"tool {name!r} left out of tools/list: {problem}",
+                "protocol",
+                event="tool-left-out",
+                tool=name,
+            )
+            self.client.peer.problems.append((event, f"tool {name!r} cannot be called over HTTP: {problem}"))
+        return kept
+
+
 def modern_capabilities(capabilities: dict[str, Any]) -> dict[str, Any]:
     """Client capabilities as this era spells them (roots lost `listChanged`)."""
     out = dict(capabilities)
@@ -212,7 +319,13 @@ def modern_capabilities(capabilities: dict[str, Any]) -> dict[str, Any]:
 
 
 def is_modern_evidence(exc: RpcError) -> bool:
-    """A recognised modern error that proves the server speaks this era (never -32601/-32602)."""
+    """A recognised modern error that proves the server speaks this era (never -32601/-32602).
+
+    -32020 and -32021 are codes the spec reserved for this era (servers of the handshake era use
+    -32000…-32019 for their own errors), so they say modern as surely as -32022 naming a modern revision.
+    """
+    if exc.error_code in (HEADER_MISMATCH, MISSING_CAPABILITY):
+        return True
     if exc.error_code != UNSUPPORTED_VERSION or not isinstance(exc.data, dict):
         return False
     supported = exc.data.get("supported")

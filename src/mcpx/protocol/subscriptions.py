@@ -3,7 +3,8 @@
 Legacy: list changes arrive unasked, resource updates after `resources/subscribe`. Modern: one long-lived
 `subscriptions/listen` request names what the client wants; the server acknowledges it
 (`notifications/subscriptions/acknowledged`) and tags each notification with the listen request's id.
-Changing what is watched means ending that request (`notifications/cancelled`) and sending a new one.
+Changing what is watched means ending that request and sending a new one: over stdio with
+`notifications/cancelled`, over HTTP by closing the request's event stream (that era's cancellation).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class Watch:
     async def stop(self) -> None:
         task, self._listen = self._listen, None
         if task is not None and not task.done():
-            task.cancel()  # the peer sends notifications/cancelled for the listen request
+            task.cancel()  # closes its HTTP stream; over stdio the peer sends notifications/cancelled
             with contextlib.suppress(asyncio.CancelledError, McpxError):
                 await task
 

@@ -6,15 +6,17 @@ log) until the connection ends, `close()` shuts it down and is safe to call twic
 
 Extra abilities are separate small protocols rather than a fat base class: `ProtocolVersionAware` lets
 the layer above tell an HTTP transport the negotiated version it must mirror into headers;
+`HeaderMirroring` lets it name, message by message, the headers of the handshake-free era (2026-07-28);
 `StreamingSend` says that `send()` of a request lasts until its answer has been read.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from mcpx.errors import McpxError
+from mcpx.errors import ConnectError, McpxError
 from mcpx.wire import Message, TrafficEvent, TrafficLog
 
 
@@ -46,6 +48,41 @@ class Transport(Protocol):
 @runtime_checkable
 class ProtocolVersionAware(Protocol):
     def set_protocol_version(self, version: str) -> None: ...
+
+
+class StreamLostError(ConnectError):
+    """A request's reply stream ended before its answer and cannot be resumed (the handshake-free era
+    has no resumability): the request is lost, and the spec says to send it again with a new id."""
+
+    code = "stream_lost"
+
+
+@dataclass(frozen=True, slots=True)
+class Mirrored:
+    """How one message of the handshake-free era goes over HTTP: the headers that mirror it, or why it
+    does not go at all (that era defines no client notifications over HTTP: closing a request's stream
+    is its cancellation)."""
+
+    headers: Mapping[str, str] = field(default_factory=dict)
+    #: set when the message must not be POSTed; the reason is logged in its place
+    skip: str | None = None
+
+
+#: the layer above's answer for one message: `Mirrored`, or None for a message of the handshake era
+HeadersFor = Callable[[Message], "Mirrored | None"]
+
+
+@runtime_checkable
+class HeaderMirroring(Protocol):
+    """A transport that mirrors parts of each message into HTTP headers (Streamable HTTP, 2026-07-28).
+
+    The layer above knows what a message means and names the headers (`MCP-Protocol-Version`,
+    `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`); the transport only sends them. A message given headers is
+    an exchange of that era: no session id goes with it, none is taken from its reply, and a reply stream
+    that ends early is not resumed (the era has no resumability).
+    """
+
+    def mirror_headers(self, headers_for: HeadersFor | None) -> None: ...
 
 
 @runtime_checkable

@@ -11,6 +11,12 @@ listens for messages the server sends unprompted; it is re-opened when it drops,
 `retry` interval, with `Last-Event-ID`. A 404 to a request that carried a session id means the session is
 gone: the transport forgets it and raises `SessionExpiredError`, and the client opens a new one. Closing
 sends DELETE with the session id.
+
+The handshake-free era (2026-07-28) uses the same POSTs without any of that state: the layer above names,
+per message, the headers that mirror it (`mirror_headers`), and such an exchange carries no session id,
+takes none from its reply, and is not resumed when its stream breaks (`StreamLostError`: that era has no
+resumability, so the request is lost and must be sent anew). No GET stream is opened for it (the client
+calls `set_protocol_version` only after a handshake) and, with no session, nothing is deleted on close.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from collections.abc import AsyncIterator, Mapping
 import httpx
 
 from mcpx.errors import ConnectError, McpxError, ProtocolError, RpcError, SessionExpiredError
+from mcpx.transports.base import HeadersFor, Mirrored, StreamLostError
 from mcpx.transports.http_common import (
     DEFAULT_TIMEOUT,
     HANDOVER_TIMEOUT,
@@ -86,6 +93,7 @@ class HttpTransport(EventStreams):
         self._waiting: dict[JsonId, asyncio.Event] = {}
         self._closing = False
         self._contacted = False
+        self._mirror: HeadersFor | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -112,6 +120,10 @@ class HttpTransport(EventStreams):
         if self._listener is not None:
             self._listener.cancel()
         self._listener = asyncio.create_task(self._listen(), name="mcpx-http-get-stream")
+
+    def mirror_headers(self, headers_for: HeadersFor | None) -> None:
+        """Ask `headers_for` about each message: the headers of a handshake-free exchange, or None."""
+        self._mirror = headers_for
 
     def __aiter__(self) -> AsyncIterator[TrafficEvent]:
         return self._inbox.events()
@@ -146,13 +158,25 @@ class HttpTransport(EventStreams):
     # -- sending -------------------------------------------------------------------------------------
     async def send(self, text: str, message: Message) -> TrafficEvent:
         client = self._require_client()
-        event = self.traffic.sent(text, message, "http")
         ex = Exchange.of(message)
+        mirrored = self._mirror(message) if self._mirror is not None else None
+        if mirrored is not None and mirrored.skip is not None:
+            # logged in its place, so the log shows what was meant and why nothing went
+            return self.traffic.info(
+                f"{ex.doing} not sent: {mirrored.skip}", "http", event="not-sent", method=ex.method
+            )
+        event = self.traffic.sent(text, message, "http")
         if ex.rid is not None:
             self._waiting[ex.rid] = asyncio.Event()
         try:
-            end = await self._post(client, text, ex)
+            end = await self._post(client, text, ex, mirrored)
             if end is not None and not end.answered and ex.rid is not None:
+                if mirrored is not None:
+                    raise StreamLostError(
+                        f"the event stream of {ex.doing} ended before its answer; in the handshake-free "
+                        "era a stream cannot be resumed, so the request is lost",
+                        url=self.url,
+                    )
                 await self._resume(client, ex, end)
         except httpx.HTTPError as exc:
             raise reach_error(exc, self.url, ex.doing) from None
@@ -161,11 +185,17 @@ class HttpTransport(EventStreams):
                 self._waiting.pop(ex.rid, None)
         return event
 
-    async def _post(self, client: httpx.AsyncClient, text: str, ex: Exchange) -> StreamEnd | None:
-        """POST one frame and take its reply. Returns how a request's event stream ended (None: no stream)."""
+    async def _post(
+        self, client: httpx.AsyncClient, text: str, ex: Exchange, mirrored: Mirrored | None = None
+    ) -> StreamEnd | None:
+        """POST one frame and take its reply. Returns how a request's event stream ended (None: no stream).
+
+        `mirrored` makes it an exchange of the handshake-free era: its headers, and no session.
+        """
         rid, doing = ex.rid, ex.doing
-        had_session = self.session_id
-        headers = self._headers(POST_ACCEPT, content=True)
+        stateless = mirrored is not None
+        had_session = None if stateless else self.session_id
+        headers = self._headers(POST_ACCEPT, content=True, mirrored=mirrored)
         first_contact = not self._contacted
         # a request's reply may take as long as the tool (the peer's timer bounds it); a notification or an
         # answer is only handed over, and a server that holds on to it must not hold up the caller
@@ -174,15 +204,24 @@ class HttpTransport(EventStreams):
         async with client.stream(
             "POST", self.url, content=content, headers=headers, timeout=timeout
         ) as response:
-            self._contacted = True
             status = response.status_code
+            # a refused handshake-free probe says nothing yet: the handshake that follows is the first
+            # contact that decides whether a Streamable HTTP endpoint is there at all
+            self._contacted = self._contacted or not stateless or 200 <= status < 300
             if not 200 <= status < 300:
                 body = await response.aread()
                 self._fail(response, body, ex, had_session, first_contact)
                 return None  # the JSON-RPC error answer is queued for the peer
-            self._note_session(response)
+            if not stateless:
+                self._note_session(response)  # a handshake-free server's session id means nothing
             if status in (202, 204):
                 await response.aread()
+                if rid is not None and stateless:
+                    raise ProtocolError(
+                        f"{self.url} accepted {doing} with HTTP {status} and no answer; in the "
+                        "handshake-free era the answer can come nowhere else",
+                        status=status,
+                    )
                 if rid is not None:
                     self.traffic.info(
                         f"the server accepted {doing} with HTTP {status} and no answer; the answer can only "
@@ -274,15 +313,23 @@ class HttpTransport(EventStreams):
         return self._client
 
     def _headers(
-        self, accept: str, *, content: bool = False, last_event_id: str | None = None
+        self,
+        accept: str,
+        *,
+        content: bool = False,
+        last_event_id: str | None = None,
+        mirrored: Mirrored | None = None,
     ) -> httpx.Headers:
         base = {"Accept": accept}
         if content:
             base["Content-Type"] = "application/json"
-        if self.session_id is not None:
-            base["Mcp-Session-Id"] = self.session_id
-        if self.protocol_version is not None:
-            base["MCP-Protocol-Version"] = self.protocol_version
+        if mirrored is not None:
+            base.update(mirrored.headers)
+        else:
+            if self.session_id is not None:
+                base["Mcp-Session-Id"] = self.session_id
+            if self.protocol_version is not None:
+                base["MCP-Protocol-Version"] = self.protocol_version
         if last_event_id is not None:
             base["Last-Event-ID"] = last_event_id
         return merged_headers(base, self.headers)
@@ -335,4 +382,4 @@ def _mentions_session(status: int, error: ErrorResponse | None) -> bool:
     return status == 400 and error is not None and "session" in error.message.lower()
 
 
-__all__ = ["HttpTransport", "NoStreamableHttpError"]
+__all__ = ["HttpTransport", "NoStreamableHttpError", "StreamLostError"]

@@ -4,6 +4,10 @@
 Streamable HTTP; if that POST is answered 404 or 405, or 400 with a body that is not a JSON-RPC error, the
 server has no Streamable HTTP endpoint there, so mcpx GETs the same URL and waits for an HTTP+SSE
 `endpoint` event. Which transport was found, and why, goes into the traffic log.
+
+A handshake-free probe (`server/discover`, 2026-07-28) that meets 404 or 405 is not yet a reason to leave
+Streamable HTTP: the refusal goes to the era, which falls back to `initialize` over the same POSTs, and
+only a refused `initialize` leads to HTTP+SSE (the spec's order: modern, handshake, then HTTP+SSE).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from mcpx.errors import AuthRequiredError, ConnectError, McpxError, UsageError
-from mcpx.transports.base import ProtocolVersionAware, Transport
+from mcpx.transports.base import HeaderMirroring, HeadersFor, ProtocolVersionAware, Transport
 from mcpx.transports.http import HttpTransport, NoStreamableHttpError
 from mcpx.transports.http_common import check_url
 from mcpx.transports.sse import SseTransport
@@ -57,6 +61,7 @@ class AutoTransport:
         self.name = "auto"
         self._decided = asyncio.Event()
         self._closed = False
+        self._mirror: HeadersFor | None = None
 
     async def start(self) -> None:
         """Start the chosen transport (again, after a close), or get ready to probe."""
@@ -74,9 +79,11 @@ class AutoTransport:
             event = await self._http.send(text, message)
         except NoStreamableHttpError as refused:
             # 404/405 say no endpoint takes POSTs here. A 400 is ambiguous — a Streamable HTTP server may
-            # refuse a probe that way — so, as the spec words it, only a refused initialize counts.
+            # refuse a probe that way — so, as the spec words it, only a refused initialize counts. A
+            # handshake-free message is never the last word: the era tries the handshake next.
             is_handshake = isinstance(message, Request) and message.method == "initialize"
-            if refused.status in (404, 405) or is_handshake:
+            handshake_free = self._mirror is not None and self._mirror(message) is not None
+            if not handshake_free and (refused.status in (404, 405) or is_handshake):
                 return await self._fall_back(refused, text, message)
             raise
         self._choose(self._http, "the server answered a POST as Streamable HTTP")
@@ -119,6 +126,12 @@ class AutoTransport:
     def set_protocol_version(self, version: str) -> None:
         if isinstance(self.chosen, ProtocolVersionAware):
             self.chosen.set_protocol_version(version)
+
+    def mirror_headers(self, headers_for: HeadersFor | None) -> None:
+        self._mirror = headers_for
+        self._http.mirror_headers(headers_for)
+        if isinstance(self.chosen, HeaderMirroring):
+            self.chosen.mirror_headers(headers_for)
 
     async def __aiter__(self) -> AsyncIterator[TrafficEvent]:
         await self._decided.wait()
