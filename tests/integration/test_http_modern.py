@@ -21,6 +21,7 @@ from http_servers import SERVERS, Server, faulty_server, free_port, running, sdk
 
 import mcpx
 from mcpx.errors import AuthRequiredError, ConnectError, ProtocolError, RequestTimeoutError, RpcError
+from mcpx.protocol.modern import MissingCapabilityError
 from mcpx.wire import TrafficLog
 
 MODERN = "2026-07-28"
@@ -284,6 +285,13 @@ async def test_elicitation_sampling_and_roots_over_http_in_both_eras(
             "sampling/createMessage",
             "roots/list",
         }
+
+
+async def test_a_missing_client_capability_is_named(servers: dict[str, Server]) -> None:
+    async with mcpx.connect(servers["asking"].url(), protocol_era="modern") as client:
+        with pytest.raises(MissingCapabilityError, match="elicitation") as refused:
+            await client.call_tool("book", {})
+    assert refused.value.details["required"] == {"elicitation": {"form": {}}}
 
 
 # -- subscriptions/listen: a long-lived POST ---------------------------------------------------------------
