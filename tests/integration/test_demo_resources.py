@@ -129,12 +129,6 @@ async def test_subscribing_to_the_ticker_brings_updates(era: str) -> None:
         assert all("_meta" not in u for u in updates)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: Watch.stop() cancels its listen task, but Peer.request_event then skips "
-    "notifications/cancelled (see test_cancelling_the_callers_task_tells_the_server), so the old "
-    "subscriptions/listen stays open on the server",
-)
 async def test_unsubscribing_ends_the_listen_request_in_the_modern_era() -> None:
     async with mcpx.connect(demo(), protocol_era="modern") as client:
         await client.subscribe_resource(TICKER)

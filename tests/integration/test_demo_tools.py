@@ -304,11 +304,6 @@ async def test_progress_then_cancellation_is_honoured(era: str) -> None:
         await _check_stopped(client, progress, request_id)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: Peer.request_event skips notifications/cancelled when the caller's task is cancelled "
-    "(the awaited future is cancelled too, so `not pending.future.done()` is False)",
-)
 async def test_cancelling_the_callers_task_tells_the_server() -> None:
     progress: list[tuple] = []
     async with mcpx.connect(demo(), protocol_era="legacy") as client:
