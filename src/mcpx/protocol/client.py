@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from mcpx.__about__ import __version__
 from mcpx.errors import McpxError, ProtocolError, RpcError, SessionExpiredError
@@ -22,22 +22,22 @@ from mcpx.protocol.eras import ClientIdentity, Era, Opened
 from mcpx.protocol.modern import HttpMirror
 from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
 from mcpx.protocol.subscriptions import Watch
-from mcpx.protocol.types import (
-    CallToolResult,
-    CompleteResult,
-    GetPromptResult,
-    Implementation,
-    McpModel,
-    Prompt,
-    ReadResourceResult,
-    Resource,
-    ResourceTemplate,
-    Tool,
-    parse,
-    parse_list,
-)
 from mcpx.transports.base import HeaderMirroring, ProtocolVersionAware, StreamLostError, Transport
 from mcpx.wire import Notification, TrafficEvent, TrafficLog
+
+if TYPE_CHECKING:  # the typed views load pydantic, which connecting and raw requests never need
+    from mcpx.protocol.types import (
+        CallToolResult,
+        CompleteResult,
+        GetPromptResult,
+        Implementation,
+        McpModel,
+        Prompt,
+        ReadResourceResult,
+        Resource,
+        ResourceTemplate,
+        Tool,
+    )
 
 ServerRequestHandler = Callable[[Any], Awaitable[Any]]
 ListName = Literal["tools", "resources", "resourceTemplates", "prompts"]
@@ -53,12 +53,20 @@ LISTS: dict[str, tuple[str, ListName, str]] = {
     ),
     "prompts": ("prompts/list", "prompts", "notifications/prompts/list_changed"),
 }
-_MODELS: dict[str, type[McpModel]] = {
-    "tools": Tool,
-    "resources": Resource,
-    "resourceTemplates": ResourceTemplate,
-    "prompts": Prompt,
-}
+
+
+def _model(name: str) -> type[McpModel]:
+    from mcpx.protocol import types
+
+    models: dict[str, type[McpModel]] = {
+        "tools": types.Tool,
+        "resources": types.Resource,
+        "resourceTemplates": types.ResourceTemplate,
+        "prompts": types.Prompt,
+    }
+    return models[name]
+
+
 MAX_PAGES = 10_000
 _T = TypeVar("_T")
 Timeout = float | None | Literal["default"]
@@ -132,8 +140,7 @@ class Client:
         for note in opened.notes:
             self.traffic.info(note, "protocol")
         self.traffic.info(
-            f"connected: {opened.era} era, protocol {opened.protocol_version}, "
-            f"server {opened.server_info.name or '(unnamed)'} {opened.server_info.version or ''}".rstrip(),
+            f"connected: {opened.era} era, protocol {opened.protocol_version}, server {opened.server_label}",
             "protocol",
             event="opened",
             era=opened.era,
@@ -302,7 +309,9 @@ class Client:
             self._expires[name] = time.monotonic() + max(ttl, 0) / 1000
         else:
             self._expires.pop(name, None)
-        views, problems = parse_list(_MODELS[name], raw.get(key), f"{method} result.{key}")
+        from mcpx.protocol.types import parse_list
+
+        views, problems = parse_list(_model(name), raw.get(key), f"{method} result.{key}")
         if problems and len(self.traffic):
             event = self.traffic[len(self.traffic) - 1]
             for problem in problems:
@@ -368,10 +377,14 @@ class Client:
         if meta:
             params["_meta"] = meta
         raw = await self.request("tools/call", params, timeout=timeout, on_progress=on_progress)
+        from mcpx.protocol.types import CallToolResult, parse
+
         return parse(CallToolResult, raw, "tools/call result")
 
     async def read_resource(self, uri: str, *, timeout: Timeout = "default") -> ReadResourceResult:
         raw = await self.request("resources/read", {"uri": uri}, timeout=timeout)
+        from mcpx.protocol.types import ReadResourceResult, parse
+
         return parse(ReadResourceResult, raw, "resources/read result")
 
     async def get_prompt(
@@ -381,6 +394,8 @@ class Client:
         if arguments is not None:
             params["arguments"] = arguments
         raw = await self.request("prompts/get", params, timeout=timeout)
+        from mcpx.protocol.types import GetPromptResult, parse
+
         return parse(GetPromptResult, raw, "prompts/get result")
 
     async def complete(
@@ -394,6 +409,8 @@ class Client:
         if context:
             params["context"] = {"arguments": context}
         raw = await self.request("completion/complete", params)
+        from mcpx.protocol.types import CompleteResult, parse
+
         return parse(CompleteResult, raw, "completion/complete result")
 
     async def set_logging_level(self, level: str) -> Any:

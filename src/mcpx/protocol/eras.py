@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mcpx.errors import ProtocolError, RpcError, UnsupportedVersionError
 from mcpx.protocol.peer import Peer
-from mcpx.protocol.types import Implementation, InitializeResult, parse
 from mcpx.protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 
 
@@ -27,13 +26,18 @@ class ClientIdentity:
     capabilities: dict[str, Any]
 
 
+if TYPE_CHECKING:
+    from mcpx.protocol.types import Implementation
+
+
 @dataclass(slots=True)
 class Opened:
     """What opening a conversation established."""
 
     era: str
     protocol_version: str
-    server_info: Implementation
+    #: the server's `Implementation` object as it came (see `server_info` for the typed view)
+    server_info_raw: dict[str, Any]
     capabilities: dict[str, Any]
     instructions: str | None
     raw: dict[str, Any]
@@ -41,6 +45,39 @@ class Opened:
     exchange: list[int] = field(default_factory=list)
     #: sentences worth showing: a version fallback, a spec deviation
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def server_info(self) -> Implementation:
+        """A typed view of the server's identity, built on first use (pydantic is not needed to connect)."""
+        from mcpx.protocol.types import Implementation, parse
+
+        return parse(Implementation, self.server_info_raw, "serverInfo")
+
+    @property
+    def server_label(self) -> str:
+        name = self.server_info_raw.get("name")
+        version = self.server_info_raw.get("version")
+        label = name if isinstance(name, str) and name else "(unnamed)"
+        return f"{label} {version}" if isinstance(version, str) and version else label
+
+
+def initialize_problems(result: dict[str, Any]) -> list[str]:
+    """Where an initialize result departs from its schema (checked by hand: this runs on every connect)."""
+    problems = []
+    if not isinstance(result.get("protocolVersion"), str):
+        problems.append("initialize result.protocolVersion: a string is required")
+    if not isinstance(result.get("capabilities"), dict):
+        problems.append("initialize result.capabilities: an object is required")
+    info = result.get("serverInfo")
+    if not isinstance(info, dict):
+        problems.append("initialize result.serverInfo: an object is required")
+    else:
+        for key in ("name", "version"):
+            if not isinstance(info.get(key), str):
+                problems.append(f"initialize result.serverInfo.{key}: a string is required")
+    if "instructions" in result and not isinstance(result["instructions"], str):
+        problems.append("initialize result.instructions: must be a string")
+    return problems
 
 
 #: re-send the original request with extra params (a new id each time)
@@ -109,8 +146,7 @@ class LegacyEra:
         request_seq = event.request_seq if event.request_seq is not None else event.seq
         if not isinstance(result, dict):
             raise ProtocolError(f"the server answered initialize with {type(result).__name__}, not an object")
-        view = parse(InitializeResult, result, "initialize result")
-        for problem in view.problems:
+        for problem in initialize_problems(result):
             peer.traffic.flag(event, problem)
         version = result.get("protocolVersion")
         if version not in LEGACY_VERSIONS:
@@ -133,9 +169,7 @@ class LegacyEra:
         return Opened(
             era="legacy",
             protocol_version=version,
-            server_info=view.server_info
-            if isinstance(view.server_info, Implementation)
-            else Implementation(),
+            server_info_raw=info if isinstance(info := result.get("serverInfo"), dict) else {},
             capabilities=capabilities if isinstance(capabilities, dict) else {},
             instructions=result.get("instructions") if isinstance(result.get("instructions"), str) else None,
             raw=result,

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from mcpx.errors import McpxError, ProtocolError, RpcError, UnsupportedVersionError
 from mcpx.protocol.eras import Answer, ClientIdentity, Opened, Resend, Send
 from mcpx.protocol.peer import Peer
-from mcpx.protocol.types import Implementation, parse
 from mcpx.protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from mcpx.transports.base import Mirrored
 from mcpx.transports.http_headers import header_annotation_problem, message_headers
@@ -143,7 +142,6 @@ class ModernEra:
         meta_raw = result.get("_meta")
         meta: dict[str, Any] = meta_raw if isinstance(meta_raw, dict) else {}
         info_raw = meta.get(META_SERVER, result.get("serverInfo"))  # conformance mocks put it at the top
-        info = parse(Implementation, info_raw if isinstance(info_raw, dict) else {}, "serverInfo")
         if info_raw is None:
             peer.traffic.flag(event, f'server/discover result has no _meta["{META_SERVER}"]')
         capabilities = result.get("capabilities")
@@ -152,7 +150,7 @@ class ModernEra:
         return Opened(
             era="modern",
             protocol_version=self.version,
-            server_info=info,
+            server_info_raw=info_raw if isinstance(info_raw, dict) else {},
             capabilities=capabilities if isinstance(capabilities, dict) else {},
             instructions=instructions if isinstance(instructions, str) else None,
             raw=result,

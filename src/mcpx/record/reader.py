@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from mcpx.record.format import EVENT_UPGRADES, FORMAT_VERSION, MAGIC, RecordingError, check_header
-from mcpx.wire.jsonrpc import Decoded, Request, Response, classify, decode
+from mcpx.wire.jsonrpc import Decoded, Request, Response, decode_text
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 _DIRECTIONS = frozenset({"in", "out", "info"})
@@ -273,11 +273,8 @@ class _Clock:
 
 
 def _decode(raw: str) -> Decoded:
-    """`decode()` of a frame already known to be text (the common case skips a round trip to bytes)."""
-    try:
-        return Decoded(raw, classify(orjson.loads(raw)))
-    except orjson.JSONDecodeError:
-        return decode(raw.encode("utf-8"))  # the lenient path: big integers, NaN, not JSON at all
+    """The live decoder's verdict on a recorded frame (the same rules: big integers exact, NaN, junk)."""
+    return decode_text(raw)
 
 
 def _add(log: TrafficLog, clock: _Clock, obj: Any, recording: Recording) -> str | None:

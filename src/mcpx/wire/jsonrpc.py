@@ -117,6 +117,14 @@ def decode(raw: bytes) -> Decoded:
     return Decoded(text, classify(obj), flags)
 
 
+def decode_text(text: str) -> Decoded:
+    """`decode()` of a frame that is already text (a recording's line); never raises."""
+    obj, problem = _parse(text.encode("utf-8"), text)
+    if problem is not None:
+        return Decoded(text, Malformed(problem, _guess_id(text.encode("utf-8"))))
+    return Decoded(text, classify(obj))
+
+
 def _parse(raw: bytes, text: str) -> tuple[Any, str | None]:
     # orjson turns integers beyond 64 bits into floats (losing digits): a frame with a long run of
     # digits goes to the stdlib, which keeps them exact
