@@ -233,3 +233,25 @@ def test_modern_errors_are_explained() -> None:
     gone = mcpx_call(PROBE, "version-gone", "--method", "tools/call", "--tool-name", "t")
     assert gone.returncode == 1
     assert "shares no other revision" in error_line(gone)["message"]
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_url_elicitation_from_a_script_is_declined_and_the_url_shown(era: str) -> None:
+    demo = f"{sys.executable} -m mcpx.demo"
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcpx", "call", demo, "--protocol-era", era, "--method", "tools/call",
+         "--tool-name", "connect_account", "--format", "json"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert tool_text(ok_json(proc)) == "No connection: the user chose 'decline'."
+    assert "https://example.com/mcpx-demo/connect?account=demo (host example.com)" in proc.stderr
+    assert "not a terminal" in proc.stderr
+
+
+@pytest.mark.npm
+def test_auto_finds_the_legacy_era_of_server_everything() -> None:
+    everything = Path(__file__).parents[2] / "node_modules" / ".bin" / "mcp-server-everything"
+    assert everything.exists(), "run scripts/test (the README's second command) to install the npm peers"
+    proc = mcpx_call(str(everything), "--method", "initialize", "--traffic", "--format", "json")
+    assert ok_json(proc)["protocolVersion"] == "2025-11-25"
+    assert "era: legacy — server/discover answered error -32601" in proc.stderr
