@@ -11,12 +11,15 @@ import asyncio
 import contextlib
 import os
 import shutil
+import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from mcpx.errors import (
+    AuthRequiredError,
     ConnectError,
     McpxError,
     ProtocolError,
@@ -80,7 +83,6 @@ class CommandDoctor:
     """The walk for a stdio server."""
 
     def __init__(self, spec: ServerSpec, era: Era, *, timeout: float = 10.0, settle: float = 0.3) -> None:
-        assert spec.command is not None
         self.spec = spec
         self.era = era
         self.timeout = timeout
@@ -279,11 +281,82 @@ class CommandDoctor:
         )
 
 
+class UrlDoctor(CommandDoctor):
+    """The walk for a remote server: address → TCP connect → answers (transport and era) → version →
+    capabilities. TLS, HTTP timings from httpx's trace hooks and authorization discovery come later."""
+
+    async def run(self) -> Report:
+        try:
+            host, port = self._address()
+            await self._timed("DNS and TCP connect", lambda: self._reach(host, port))
+            client = Client(self.spec.open(self.traffic), era=self.era, timeout=self.timeout)
+            try:
+                await self._timed("answers in time", lambda: self._answer(client))
+                self._version(client)
+                await self._timed("capabilities match behaviour", lambda: self._capabilities(client))
+            finally:
+                with contextlib.suppress(McpxError, OSError):
+                    await client.close()
+        except _Stop:
+            pass
+        return self.report
+
+    def _address(self) -> tuple[str, int]:
+        url = urlsplit(self.spec.url or "")
+        if url.scheme not in ("http", "https") or not url.hostname:
+            self.report.exit_code = 1
+            raise self._fail(Step("URL", "fail", got=f"{self.spec.url!r} is not an http(s) URL with a host"))
+        port = url.port or (443 if url.scheme == "https" else 80)
+        self._add(Step("URL", "ok", detail=f"{url.scheme}, host {url.hostname}, port {port}"))
+        return url.hostname, port
+
+    async def _reach(self, host: str, port: int) -> Step:
+        name = "DNS and TCP connect"
+        self.report.exit_code = 4
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout=self.timeout)
+        except socket.gaierror as exc:
+            got = f"the name {host!r} does not resolve ({exc.strerror})"
+            return Step(
+                name, "fail", got=got, hint="check the host name, and that this machine's DNS sees it"
+            )
+        except ConnectionRefusedError:
+            got = f"nothing listens on {host}:{port} (refused)"
+            return Step(name, "fail", got=got, hint="start the server, or check the port")
+        except (asyncio.TimeoutError, OSError) as exc:
+            got = f"{host}:{port} did not accept a connection ({exc!r})"
+            return Step(name, "fail", got=got, hint="a firewall, a wrong host, or a server that is not up")
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
+        self.report.exit_code = 0
+        return Step(name, "ok", detail=f"{host}:{port} accepts connections")
+
+    async def _answer(self, client: Client) -> Step:
+        name = "answers in time"
+        try:
+            opened = await client.connect()
+        except AuthRequiredError as exc:
+            self.report.exit_code = 3
+            hint = "the server wants a token: pass --bearer TOKEN or --header 'Authorization: …'"
+            return Step("authorization", "fail", got=exc.message, hint=hint)
+        except RequestTimeoutError as exc:
+            self.report.exit_code = 4
+            hint = "the server took the connection but did not answer: is this the MCP endpoint's path?"
+            return Step(name, "fail", got=exc.message, hint=hint)
+        except ConnectError as exc:
+            self.report.exit_code = exc.exit_code
+            hint = "check the path (often /mcp, or /sse for the legacy transport)"
+            return Step(name, "fail", got=exc.message, hint=hint)
+        except (RpcError, ProtocolError) as exc:
+            self.report.exit_code = 1
+            return Step(name, "fail", got=exc.message, hint="the handshake was refused")
+        transport = client.transport.describe().get("transport", client.transport.name)
+        first = "initialize" if opened.era == "legacy" else "server/discover"
+        return Step(name, "ok", detail=f"{first} answered over {transport} ({opened.era} era)")
+
+
 async def doctor(spec: ServerSpec, era: Era, *, timeout: float = 10.0) -> Report:
     if spec.command is not None:
         return await CommandDoctor(spec, era, timeout=timeout).run()
-    report = Report(spec.label)
-    report.steps.append(
-        Step("transport", "skip", detail="the doctor walks stdio servers; URLs come with HTTP")
-    )
-    return report
+    return await UrlDoctor(spec, era, timeout=timeout).run()
