@@ -339,7 +339,9 @@ async def settle(pilot: Any, app: InspectApp) -> None:
         await app.workers.wait_for_complete(requests)
     await pilot.pause()
     length = len(app.traffic)
+    await wait_for(pilot, lambda: bool(app.query("#traffic-panel")))  # mounted after the first paint
     await wait_for(pilot, lambda: all(view._scanned == length for view in app.panel.views()))
+    await wait_for(pilot, lambda: not app.panel.counts_pending)  # tab counts update a few times a second
     await quiet(pilot)
 
 

@@ -71,6 +71,7 @@ async def test_select_filter_open_kill_reconnect_quit() -> None:
         assert "destructive" in str(detail.query_one("#detail-title").render())
 
         # filter the traffic log
+        await wait_for(pilot, lambda: bool(app.query("#traffic-panel")))
         await pilot.press("t", "slash", *"method:tools/list", "enter")
         view = app.panel.traffic_view
         await wait_for(pilot, lambda: view.filter_text == "method:tools/list")
@@ -150,7 +151,9 @@ async def test_level_selector_and_server_log() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.catalog.tools is not None, CONNECT)
         pid = server_pid(app)
-        await wait_for(pilot, lambda: bool(app.query("#log-level")))  # the side tabs mount after the first paint
+        await wait_for(
+            pilot, lambda: bool(app.query("#log-level"))
+        )  # the side tabs mount after the first paint
         app.query_one("#log-level", Select).value = "debug"
         await wait_for(
             pilot, lambda: any(e.method == "logging/setLevel" and e.kind == "response" for e in app.traffic)

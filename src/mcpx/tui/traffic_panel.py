@@ -204,6 +204,11 @@ class TrafficPanel(Vertical):
             # a relabelled tab is a layout pass: at most a few a second, whatever the flood
             self._count_timer = self.set_timer(COUNT_DELAY, self._apply_counts)
 
+    @property
+    def counts_pending(self) -> bool:
+        """Counts wait for the next (throttled) update of the tab titles."""
+        return self._count_timer is not None
+
     def _apply_counts(self) -> None:
         self._count_timer = None
         counts, self._counts = self._counts, {}
@@ -229,6 +234,7 @@ class TrafficPanel(Vertical):
             self._show_follow()
 
     def on_mount(self) -> None:
+        self.app.refresh_bindings()  # the app's traffic keys wait for this panel (InspectApp.check_action)
         self._show_follow()
         self.watch(self.traffic_view, "following", lambda _: self._show_follow(), init=False)
 
