@@ -64,3 +64,14 @@ def test_listeners_see_every_event_and_a_broken_one_is_dropped() -> None:
     assert seen == [0, 1]
     assert len(log.listener_errors) == 1
     assert log[1].kind == "stderr"
+
+
+def test_an_answer_to_a_raw_request_is_linked_not_flagged() -> None:
+    from mcpx.wire import decode
+
+    log = TrafficLog()
+    text = '{"jsonrpc":"2.0","id":"raw-1","method":"ping"}'
+    log.sent(text, decode(text.encode()).message, "stdio")  # type: ignore[arg-type]
+    answer = log.received(b'{"jsonrpc":"2.0","id":"raw-1","result":{}}', "stdio")
+    assert answer.flags == []
+    assert answer.method == "ping"

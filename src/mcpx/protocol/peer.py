@@ -301,6 +301,14 @@ class Peer:
                 pending.future.set_exception(error)
         self.closed.set()
 
+    def _unclaimed(self, event: TrafficEvent, rid: JsonId | None) -> None:
+        """An answer no caller waits for: late (we gave up), stray, or to a frame sent with send_raw()."""
+        if rid is not None and rid in self._expired:
+            self._problem(event, self._stray(rid))
+        elif not event.flags and event.request_seq is None:
+            # the log links answers to raw requests and already names duplicates and strays
+            self._problem(event, self._stray(rid))
+
     def _stray(self, rid: JsonId | None) -> str:
         method = self._expired.get(rid) if rid is not None else None
         if method is not None:
@@ -322,16 +330,14 @@ class Peer:
             assert isinstance(message, Response)
             pending = self._pending.get(message.id)
             if pending is None or pending.future.done():
-                if not event.flags:  # the log already names a duplicate or a stray answer
-                    self._problem(event, self._stray(message.id))
+                self._unclaimed(event, message.id)
             else:
                 pending.future.set_result(event)
         elif kind is ErrorResponse:
             assert isinstance(message, ErrorResponse)
             pending = self._pending.get(message.id) if message.id is not None else None
             if pending is None or pending.future.done():
-                if not event.flags:  # the log already names a duplicate or a stray answer
-                    self._problem(event, self._stray(message.id))
+                self._unclaimed(event, message.id)
             else:
                 pending.future.set_exception(
                     RpcError(pending.method, message.code, message.message, message.data)
