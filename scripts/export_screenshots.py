@@ -1,7 +1,8 @@
 """Render the README's screenshots (screenshots/*.svg) of `mcpx inspect`'s main screens.
 
 They come from the same scripted sessions as the snapshot tests (tests/tui/scripted.py: an in-memory
-server on a virtual clock), so they are the same on every machine and every run.
+server on a virtual clock), so they are the same on every machine and every run — except `demo`, which
+is `mcpx demo` itself: the real demo server, so its timings are this machine's.
 
     python scripts/export_screenshots.py              # all of them, into screenshots/
     python scripts/export_screenshots.py --size 140x42 --out /tmp/shots
@@ -107,20 +108,42 @@ async def shoot(name: str, step: Step, size: tuple[int, int], out: Path) -> Path
     return path
 
 
+async def shoot_demo(size: tuple[int, int], out: Path) -> Path:
+    """`mcpx demo` as a new user sees it, with a tool selected and a call in the log."""
+    from mcpx.cli.demo import demo_spec
+    from mcpx.tui.app import make_app
+    from mcpx.tui.settings import InspectSettings
+
+    app = make_app(demo_spec(), settings=InspectSettings())
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        assert app.client is not None
+        await app.client.call_tool("weather", {"city": "Lisbon"})
+        await pilot.press("down", "down")
+        await quiet(pilot)
+        path = out / "demo.svg"
+        path.write_text(app.export_screenshot(title="mcpx demo"), "utf-8")
+        await pilot.press("q")
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--size", default="120x40", help="COLUMNSxROWS (default 120x40)")
     parser.add_argument("--out", default=str(ROOT / "screenshots"))
-    parser.add_argument("names", nargs="*", help=f"some of: {', '.join(SHOTS)}")
+    parser.add_argument("names", nargs="*", help=f"some of: {', '.join(SHOTS)}, demo")
     args = parser.parse_args()
     columns, rows = (int(n) for n in args.size.lower().split("x"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
-    for name in args.names or SHOTS:
-        path = asyncio.run(shoot(name, SHOTS[name], (columns, rows), out))
+    for name in args.names or [*SHOTS, "demo"]:
+        if name == "demo":
+            path = asyncio.run(shoot_demo((columns, rows), out))
+        else:
+            path = asyncio.run(shoot(name, SHOTS[name], (columns, rows), out))
         print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
 
 
