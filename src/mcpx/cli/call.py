@@ -134,8 +134,7 @@ def command(
     def prepare() -> Coroutine[Any, Any, int]:
         if method is None:
             raise UsageError("--method is required (for example --method tools/list)")
-        if fmt not in ("text", "json"):
-            raise UsageError(f"--format must be text or json, not {fmt!r}")
+        o.check_format(fmt)
         request.check()
         spec = connection.spec()
         era = connection.era(spec)

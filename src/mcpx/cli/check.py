@@ -88,8 +88,7 @@ def command(
     )  # fmt: skip
 
     def prepare() -> Coroutine[Any, Any, int]:
-        if fmt not in ("text", "json"):
-            raise UsageError(f"--format must be text or json, not {fmt!r}")
+        o.check_format(fmt)
         if protocol_era not in ("auto", "legacy", "modern"):
             raise UsageError(f"--protocol-era must be legacy, auto or modern, not {protocol_era!r}")
         if list_checks:

@@ -46,14 +46,8 @@ def command(
     from mcpx.cli.main import execute
 
     def prepare() -> Coroutine[Any, Any, int]:
-        from mcpx.record.jsondiff import PatternError, compile_patterns
-
-        if fmt not in ("text", "json"):
-            raise UsageError(f"--format must be text or json, not {fmt!r}")
-        try:
-            patterns = compile_patterns(ignore or [])
-        except PatternError as exc:
-            raise UsageError(str(exc)) from None
+        o.check_format(fmt)
+        patterns = o.ignore_patterns(ignore)
         sides: list[Any] = []
         for target in (a, b):
             if is_recording(target):

@@ -10,7 +10,6 @@ from typing import Annotated, Any
 import typer
 
 from mcpx.cli import options as o
-from mcpx.errors import UsageError
 
 _MARKS = {"ok": "✓", "fail": "✗", "warn": "!", "skip": "-"}
 
@@ -43,8 +42,7 @@ def command(
     connection.remote(bearer, secret_header, server_url)
 
     def prepare() -> Coroutine[Any, Any, int]:
-        if fmt not in ("text", "json"):
-            raise UsageError(f"--format must be text or json, not {fmt!r}")
+        o.check_format(fmt)
         spec = connection.spec()
         return _run(spec, connection.era(spec), connection.request_timeout or 10.0, fmt)
 

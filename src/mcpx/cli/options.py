@@ -135,6 +135,22 @@ class ConnectionOptions:
         return spec
 
 
+def check_format(fmt: str) -> None:
+    """`--format` is text or json for every command."""
+    if fmt not in ("text", "json"):
+        raise UsageError(f"--format must be text or json, not {fmt!r}")
+
+
+def ignore_patterns(items: list[str] | None) -> Any:
+    """`--ignore JSONPATH` (replay, diff) compiled once; a bad path is one sentence."""
+    from mcpx.record.jsondiff import PatternError, compile_patterns
+
+    try:
+        return compile_patterns(items or [])
+    except PatternError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def parse_pairs(items: list[str] | None, flag: str, shape: str) -> dict[str, str]:
     pairs: dict[str, str] = {}
     for item in items or []:

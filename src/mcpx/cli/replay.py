@@ -52,15 +52,10 @@ def command(
     from mcpx.cli.main import execute
 
     def prepare() -> Coroutine[Any, Any, int]:
-        from mcpx.record.jsondiff import PatternError, compile_patterns
         from mcpx.record.reader import read_recording
 
-        if fmt not in ("text", "json"):
-            raise UsageError(f"--format must be text or json, not {fmt!r}")
-        try:
-            patterns = compile_patterns(ignore or [])
-        except PatternError as exc:
-            raise UsageError(str(exc)) from None
+        o.check_format(fmt)
+        patterns = o.ignore_patterns(ignore)
         recording = read_recording(file)
         gc.freeze()  # the recording lives as long as the command: keep the collector off it
         for problem in recording.problems:
