@@ -51,6 +51,8 @@ Clock = Callable[[], float]
 _PANEL_ACTIONS = {"focus_traffic", "clear_log", "toggle_follow", "copy_event"}
 #: events between two gc.freeze() calls (see _tick)
 FREEZE_EVERY = 5_000
+#: the sentence for anything refused while a recording is open (`InspectApp.read_only`)
+READ_ONLY_REASON = "this is a recording (read-only); nothing can be sent to a server."
 
 
 class InspectApp(App[int]):
@@ -81,6 +83,9 @@ class InspectApp(App[int]):
     """What the last connection established, for the Info view."""
     in_flight: reactive[int] = reactive(0, init=False)
     """Requests sent and not answered yet."""
+    read_only: reactive[bool] = reactive(False, init=False)
+    """A recording is open (`mcpx replay`): nothing can be sent. Forms show but do not submit; anything
+    that would send (reconnect, ping, raw JSON-RPC, calls) is refused with `READ_ONLY_REASON`."""
 
     def __init__(
         self,
@@ -90,6 +95,7 @@ class InspectApp(App[int]):
         traffic: TrafficLog,
         clock: Clock,
         target: str = "",
+        read_only: bool = False,
     ) -> None:
         super().__init__()
         self.settings = settings
@@ -103,6 +109,7 @@ class InspectApp(App[int]):
         self._quitting = False
         self.theme = settings.theme
         self.set_reactive(InspectApp.session, SessionState(target=target))
+        self.set_reactive(InspectApp.read_only, read_only)
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(id="header").data_bind(InspectApp.session, InspectApp.in_flight)
@@ -213,7 +220,7 @@ class InspectApp(App[int]):
         self.exit(0)
 
     def action_reconnect(self) -> None:
-        if self.connection is None or self._quitting:
+        if self.refuse_if_read_only("No reconnect") or self.connection is None or self._quitting:
             return
         self.run_worker(
             self._reconnect(), name="reconnect", group="lifecycle", exclusive=True, exit_on_error=False
@@ -272,7 +279,15 @@ class InspectApp(App[int]):
         panel.traffic_view.filter_text = text
         panel.show_traffic()
 
+    def refuse_if_read_only(self, what: str = "That") -> bool:
+        """True (and a notification saying why) when a recording is open and nothing may be sent."""
+        if self.read_only:
+            self.notify(f"{what}: {READ_ONLY_REASON}", severity="warning")
+        return self.read_only
+
     def _require_client(self) -> Client | None:
+        if self.refuse_if_read_only("Not sent"):
+            return None
         if self.client is None:
             self.notify("Not connected: press r to reconnect.", severity="warning")
         return self.client
@@ -320,6 +335,7 @@ def make_app(
     connector: Connector | None = None,
     traffic: TrafficLog | None = None,
     clock: Clock | None = None,
+    read_only: bool = False,
 ) -> InspectApp:
     """Build the app for `spec` (or for any `connector`, as tests do; neither: a log viewer)."""
     settings = settings if settings is not None else InspectSettings()
@@ -328,7 +344,12 @@ def make_app(
         connector = spec_connector(spec, settings)
     log = traffic if traffic is not None else TrafficLog(clock=clock)
     return InspectApp(
-        settings=settings, connector=connector, traffic=log, clock=clock, target=spec.label if spec else ""
+        settings=settings,
+        connector=connector,
+        traffic=log,
+        clock=clock,
+        target=spec.label if spec else "",
+        read_only=read_only,
     )
 
 
