@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from mcpx.__about__ import __version__
 from mcpx.errors import McpxError, ProtocolError, RpcError, SessionExpiredError
 from mcpx.protocol.auto import AutoEra
-from mcpx.protocol.eras import ClientIdentity, Era, Opened
+from mcpx.protocol.eras import ClientIdentity, Era, Opened, Resend
 from mcpx.protocol.modern import HttpMirror
 from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
 from mcpx.protocol.subscriptions import Watch
@@ -68,6 +68,12 @@ def _model(name: str) -> type[McpModel]:
 
 
 MAX_PAGES = 10_000
+#: -32042 (2025-11-25): the request needs URL elicitations completed first, listed in `data.elicitations`
+URL_ELICITATION_REQUIRED = -32042
+#: times a request is sent again after the user completed the URLs a -32042 listed
+MAX_URL_ROUNDS = 3
+#: added to the params of a URL elicitation that came in a -32042 error: the method to be retried
+RETRY_KEY = "_mcpxRetries"
 _T = TypeVar("_T")
 Timeout = float | None | Literal["default"]
 
@@ -102,10 +108,10 @@ class Client:
             self._answers["roots/list"] = self._answer_roots
         if on_elicit is not None:
             capabilities["elicitation"] = {"form": {}, "url": {}}
-            self._answers["elicitation/create"] = on_elicit
+            self._answers["elicitation/create"] = self._patient(on_elicit)
         if on_sample is not None:
             capabilities["sampling"] = {}
-            self._answers["sampling/createMessage"] = on_sample
+            self._answers["sampling/createMessage"] = self._patient(on_sample)
         for method, handler in self._answers.items():
             self.peer.on_request(method, _adapt(handler))
         self.identity = ClientIdentity(
@@ -233,12 +239,46 @@ class Client:
         try:
             result = await self._in_session(lambda: resend({}))
         except RpcError as exc:
-            result = await self.era.recover(method, exc, resend, self._refresh_tools)
+            if exc.error_code == URL_ELICITATION_REQUIRED and "elicitation/create" in self._answers:
+                result = await self._after_urls(method, exc, resend)
+            else:
+                result = await self.era.recover(method, exc, resend, self._refresh_tools)
         except StreamLostError as exc:
             # the handshake-free era cannot resume a broken stream: the spec says to send it anew
             self.traffic.info(f"{exc.message}; sending it again with a new id", "protocol", event="reissue")
             result = await resend({})
         return await self.era.settle(method, params, result, resend, self.answer)
+
+    async def _after_urls(self, method: str, error: RpcError, resend: Resend) -> Any:
+        """-32042: show the user the URLs the server needs visited first, then send the request again."""
+        for _ in range(MAX_URL_ROUNDS):
+            data = error.data if isinstance(error.data, dict) else {}
+            listed = data.get("elicitations")
+            asks = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
+            if not asks:
+                raise error
+            for asked in asks:
+                answer = await self.answer("elicitation/create", {**asked, "mode": "url", RETRY_KEY: method})
+                action = answer.get("action") if isinstance(answer, dict) else None
+                if action != "accept":
+                    self.traffic.info(
+                        f"{method} needs a URL visited first and the user chose {action!r}: not retrying",
+                        "protocol",
+                        event="url-elicitation",
+                    )
+                    raise error
+            self.traffic.info(
+                f"{method}: the user completed {len(asks)} URL elicitation(s); sending it again",
+                "protocol",
+                event="url-elicitation",
+            )
+            try:
+                return await resend({})
+            except RpcError as again:
+                if again.error_code != URL_ELICITATION_REQUIRED:
+                    raise
+                error = again
+        raise error
 
     async def _refresh_tools(self) -> None:
         await self.list_tools(refresh=True)
@@ -437,9 +477,23 @@ class Client:
     async def _answer_roots(self, params: Any) -> dict[str, Any]:
         return {"roots": list(self.roots or [])}
 
-    async def set_roots(self, roots: list[dict[str, Any]]) -> None:
+    async def set_roots(self, roots: list[dict[str, Any]]) -> bool:
+        """Change the roots this client advertises; True when the server was told (legacy era only:
+        2026-07-28 has no `notifications/roots/list_changed`, servers ask again when they need them)."""
         self.roots = roots
+        if self.opened is None or self.opened.era != "legacy" or "roots/list" not in self._answers:
+            return False
         await self.notify("notifications/roots/list_changed")
+        return True
+
+    def _patient(self, handler: ServerRequestHandler) -> ServerRequestHandler:
+        """A handler that may wait on a person: no request of ours times out meanwhile."""
+
+        async def answer(params: Any) -> Any:
+            with self.peer.hold_timers():
+                return await handler(params)
+
+        return answer
 
 
 def _adapt(handler: ServerRequestHandler) -> Callable[[Any, IncomingRequest], Awaitable[Any]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -80,6 +80,10 @@ class Peer:
         self._any_notification: list[NotificationHandler] = []
         self._fallback: RequestHandler | None = None
         self._handler_tasks: set[asyncio.Task[None]] = set()
+        #: incoming requests being answered, by id (so the other side's notifications/cancelled reaches them)
+        self._answering: dict[JsonId, asyncio.Task[None]] = {}
+        #: while above zero, pending requests do not time out (someone is waiting on a human)
+        self._holds = 0
         self._reader: asyncio.Task[None] | None = None
         self._ended: McpxError | None = None
         self.closed = asyncio.Event()
@@ -259,8 +263,30 @@ class Peer:
         await self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
 
     # -- timeouts ------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def hold_timers(self) -> Iterator[None]:
+        """No request of ours times out inside this block; afterwards each one's timeout starts afresh.
+
+        For answers that wait on a person (elicitation, sampling): the request that made the server ask,
+        still in flight, must not expire while the user reads the question.
+        """
+        self._holds += 1
+        if self._holds == 1:
+            for pending in self._pending.values():
+                if pending.timer is not None:
+                    pending.timer.cancel()
+                    pending.timer = None
+        try:
+            yield
+        finally:
+            self._holds -= 1
+            if self._holds == 0:
+                for rid, pending in list(self._pending.items()):
+                    if not pending.future.done():
+                        self._arm(rid, pending)
+
     def _arm(self, rid: JsonId, pending: _Pending) -> None:
-        if pending.timeout is None:
+        if pending.timeout is None or self._holds:
             return
         loop = asyncio.get_running_loop()
         pending.timer = loop.call_later(pending.timeout, self._expire, rid)
@@ -350,6 +376,10 @@ class Peer:
             task = asyncio.create_task(self._answer(message, event))
             self._handler_tasks.add(task)
             task.add_done_callback(self._handler_tasks.discard)
+            rid = message.id
+            if rid is not None and rid not in self._answering:
+                self._answering[rid] = task
+                task.add_done_callback(lambda _: self._answering.pop(rid, None))
         elif kind is Malformed:
             assert isinstance(message, Malformed)  # already flagged by the log
             pending = self._pending.get(message.id) if message.id is not None else None
@@ -361,6 +391,12 @@ class Peer:
     def _on_notification(self, message: Notification, event: TrafficEvent) -> None:
         if message.method == "notifications/progress" and isinstance(message.params, dict):
             self._route_progress(message.params, event)
+        elif message.method == "notifications/cancelled" and isinstance(message.params, dict):
+            # the other side withdrew a request of its own: stop answering it (and send no answer)
+            rid = message.params.get("requestId")
+            task = self._answering.get(rid) if isinstance(rid, (int, str)) else None
+            if task is not None:
+                task.cancel()
         for handler in (*self._notification_handlers.get(message.method, ()), *self._any_notification):
             try:
                 result = handler(message, event)
