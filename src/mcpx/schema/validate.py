@@ -1,0 +1,81 @@
+"""Validation with `jsonschema`, errors as data keyed by the path of the field they belong to.
+
+The validator class follows the schema's `$schema` (draft-07, 2019-09, 2020-12, …; 2020-12 when absent);
+formats are checked. A schema jsonschema cannot read gives one issue at the root, never an exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mcpx.schema.nodes import Path
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """One problem: where (the path of the field, `()` for the whole object) and what."""
+
+    path: Path
+    message: str
+    keyword: str = ""
+
+
+def validator_for(schema: Any, root: Any = None) -> Any:
+    """A jsonschema validator for `schema` (a sub-schema of `root`, whose `$ref`s it may use)."""
+    from jsonschema import Draft202012Validator, validators
+    from referencing import Registry, Resource
+    from referencing.jsonschema import specification_with
+
+    root = schema if root is None else root
+    cls = validators.validator_for(root if isinstance(root, dict) else {}, default=Draft202012Validator)
+    if root is schema:
+        return cls(schema, format_checker=cls.FORMAT_CHECKER)
+    try:
+        spec = specification_with(cls.META_SCHEMA.get("$schema", ""))
+    except Exception:  # a dialect `referencing` does not know: refs into the root will not resolve
+        return cls(schema, format_checker=cls.FORMAT_CHECKER)
+    resource = Resource.from_contents(root, default_specification=spec)
+    registry: Registry[Any] = Registry().with_resource("urn:mcpx:root", resource)
+    resolver = registry.resolver(base_uri="urn:mcpx:root")
+    return cls(schema, format_checker=cls.FORMAT_CHECKER, _resolver=resolver)
+
+
+def _message(error: Any) -> str:
+    message = str(error.message)
+    if error.validator == "required":
+        return "required"
+    if error.validator in ("oneOf", "anyOf") and len(message) > 120:
+        return (
+            f"matches none of the {error.validator} options"
+            if error.validator == "anyOf"
+            else ("must match exactly one oneOf option")
+        )
+    return message if len(message) <= 200 else message[:199] + "…"
+
+
+def validate(schema: Any, value: Any, validator: Any = None) -> list[Issue]:
+    """Every problem of `value` against `schema`, each at the path of its field.
+
+    A missing required property is reported at the property's own path, so the form shows it beside
+    the empty field.
+    """
+    try:
+        validator = validator if validator is not None else validator_for(schema)
+        errors = list(validator.iter_errors(value))
+    except Exception as exc:  # a schema jsonschema cannot read, a $ref it cannot follow
+        return [Issue((), f"the schema cannot be used for validation: {exc}", "schema")]
+    issues: list[Issue] = []
+    for error in errors:
+        path: Path = tuple(error.absolute_path)
+        if error.validator == "required" and isinstance(error.instance, dict):
+            names = error.validator_value if isinstance(error.validator_value, list) else []
+            for name in names:
+                if isinstance(name, str) and name not in error.instance and repr(name) in error.message:
+                    issues.append(Issue((*path, name), "required", "required"))
+                    break
+            else:
+                issues.append(Issue(path, str(error.message), "required"))
+            continue
+        issues.append(Issue(path, _message(error), str(error.validator)))
+    return issues
