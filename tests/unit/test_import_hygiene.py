@@ -25,6 +25,8 @@ CORE_PACKAGES = [
     "mcpx.auth",
     "mcpx.check",
     "mcpx.workspace",
+    "mcpx.workspace.manager",
+    "mcpx.workspace.summary",
 ]
 UI_LIBRARIES = ["textual", "rich"]
 

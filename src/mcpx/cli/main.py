@@ -18,7 +18,7 @@ from typing import Any
 import typer
 
 from mcpx.__about__ import __version__
-from mcpx.cli import call, check, demo, diff, doctor, inspect, mock, replay
+from mcpx.cli import call, check, demo, diff, doctor, inspect, ls, mock, replay
 from mcpx.cli.output import print_error
 from mcpx.errors import McpxError, UsageError
 
@@ -40,6 +40,7 @@ app.command("replay", context_settings=_SERVER_CONTEXT)(replay.command)
 app.command("diff")(diff.command)
 app.command("mock")(mock.command)
 app.command("demo")(demo.command)
+app.command("ls")(ls.command)
 
 
 class InterruptedError_(McpxError):

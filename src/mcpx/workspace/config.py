@@ -62,9 +62,16 @@ def load_servers(path: str | Path) -> dict[str, ServerSpec | ConfigProblem]:
         raise UsageError(f"the config file {source!r} is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise UsageError(f"the config file {source!r} holds no object")
+    if data.get("mcpServers", data.get("servers")) is None:
+        raise UsageError(f'the config file {source!r} has neither an "mcpServers" nor a "servers" object')
+    return servers_in(data, source)
+
+
+def servers_in(data: Mapping[str, Any], source: str) -> dict[str, ServerSpec | ConfigProblem]:
+    """The servers of one object holding `mcpServers` or `servers` (none: an empty table)."""
     table = data.get("mcpServers", data.get("servers"))
     if table is None:
-        raise UsageError(f'the config file {source!r} has neither an "mcpServers" nor a "servers" object')
+        return {}
     if not isinstance(table, dict):
         raise UsageError(f"in {source!r}, the servers entry is not an object")
     return {str(name): _entry(str(name), entry, source) for name, entry in table.items()}
