@@ -207,7 +207,7 @@ def test_replay_without_against_describes_the_recording(legacy_recording: Path) 
     proc = mcpx("replay", str(legacy_recording))
     assert proc.returncode == 0, proc.stderr
     assert "a recording of" in proc.stdout and "6 × tools/call" in proc.stdout
-    assert "TUI comes in a later version" in proc.stdout
+    assert "in a terminal to open it in the TUI" in proc.stdout
     proc = mcpx("replay", str(legacy_recording), "--format", "json")
     summary = json.loads(proc.stdout)
     assert summary["era"] == "legacy" and summary["requests"]["tools/call"] == 6

@@ -11,6 +11,7 @@ import typer
 
 from mcpx.cli import options as o
 from mcpx.cli.output import print_error
+from mcpx.cli.recording import Record, RecordingPlan, RecordSecrets
 from mcpx.errors import McpxError, UsageError
 
 
@@ -34,6 +35,8 @@ def command(
         str | None, typer.Option("--log-level", help="Ask the server for logs at this level.")
     ] = None,
     theme: Annotated[str | None, typer.Option("--theme", help="A Textual theme name.")] = None,
+    record: Record = None,
+    record_secrets: RecordSecrets = False,
 ) -> None:
     """Open the inspector TUI on a live server."""
     connection = o.ConnectionOptions(
@@ -43,7 +46,8 @@ def command(
     connection.remote(bearer, secret_header, server_url)
     try:
         spec = connection.spec()
-        connection.era(spec)  # refuse a bad era or version before the screen opens
+        era = connection.era(spec)  # refuse a bad era or version before the screen opens
+        recording = RecordingPlan.from_flags(record, record_secrets, spec, era.name)
         overrides: dict[str, Any] = {
             "protocol_era": protocol_era,
             "protocol_version": protocol_version,
@@ -65,4 +69,4 @@ def command(
     except ImportError as exc:  # pragma: no cover - a broken install
         print_error(UsageError(f"the TUI cannot start: {exc}"), "text")
         raise typer.Exit(1) from None
-    raise typer.Exit(run_inspect(spec, settings=settings))
+    raise typer.Exit(run_inspect(spec, settings=settings, recording=recording))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -17,10 +17,11 @@ from typing import Annotated, Any
 import typer
 
 from mcpx.errors import UsageError
+from mcpx.record.format import RECORD_DIR_ENV
 from mcpx.transports.spec import ServerSpec
 from mcpx.wire.traffic import TrafficLog
 
-RECORD_DIR = "MCPX_RECORD_DIR"
+RECORD_DIR = RECORD_DIR_ENV
 
 Record = Annotated[
     str | None,
@@ -76,8 +77,9 @@ class RecordingPlan:
                 ) from None
         return cls(path, spec, era, secrets)
 
-    def attach(self, log: TrafficLog) -> None:
-        """Start writing `log` to the file (events already in it first)."""
+    def attach(self, log: TrafficLog, on_error: Callable[[OSError], None] | None = None) -> None:
+        """Start writing `log` to the file (events already in it first); a failed write goes to
+        `on_error` (default: one line on stderr)."""
         from mcpx.record.writer import start_recording
 
         if self.secrets:
@@ -91,8 +93,12 @@ class RecordingPlan:
             self.spec,
             era=self.era,
             record_secrets=self.secrets,
-            on_error=lambda exc: _say(f"recording to {self.path} stopped: {exc.strerror or exc}"),
+            on_error=on_error or (lambda exc: _say(self.stopped(exc))),
         )
+
+    def stopped(self, exc: OSError) -> str:
+        """The sentence for a recording that could not go on."""
+        return f"recording to {self.path} stopped: {exc.strerror or exc}"
 
     def close(self) -> None:
         if self.recorder is not None:

@@ -1,8 +1,8 @@
 """`mcpx replay FILE --against TARGET [server args…]`: the recording as a regression test.
 
 Exit 0 when every response is the same as recorded, 7 when something changed, went missing or is new
-(DESIGN.md), 4 when the server cannot be reached. Without `--against`, the recording opens in the TUI when
-this build has the replay screens, and otherwise mcpx describes the recording and says so.
+(DESIGN.md), 4 when the server cannot be reached. Without `--against`, the recording opens in the TUI
+(read-only, with a time scrubber) when stdout is a terminal; otherwise mcpx describes the recording.
 """
 
 from __future__ import annotations
@@ -48,8 +48,11 @@ def command(
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List unchanged requests too.")] = False,
 ) -> None:
-    """Replay a recording against a server and report what changed (exit 7 on drift)."""
+    """Open a recording in the TUI, or replay it against a server and report changes (exit 7 on drift)."""
     from mcpx.cli.main import execute
+
+    if against is None and not server_args and fmt == "text" and sys.stdout.isatty():
+        raise typer.Exit(_open_tui(file))
 
     def prepare() -> Coroutine[Any, Any, int]:
         from mcpx.record.reader import read_recording
@@ -115,11 +118,25 @@ def render(report: Any, verbose: bool = False) -> list[str]:
     return lines
 
 
+def _open_tui(file: str) -> int:
+    """`mcpx replay FILE` in a terminal: the recording in the TUI (a bad file: one sentence, exit 1)."""
+    from mcpx.cli.output import print_error
+    from mcpx.errors import McpxError
+
+    try:
+        from mcpx.tui.replay_app import make_replay_app
+        from mcpx.tui.settings import InspectSettings
+
+        app = make_replay_app(file, settings=InspectSettings.load())
+    except McpxError as exc:
+        print_error(exc, "text")
+        return exc.exit_code
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)
+
+
 async def _describe(recording: Any, fmt: str) -> int:
-    """No --against: the TUI replay when this build has it, else a description of the recording."""
-    runner = _tui_replay() if fmt == "text" and sys.stdout.isatty() else None
-    if runner is not None:
-        return int(runner(recording.path) or 0)
+    """No --against and no terminal (or --format json): a description of the recording."""
     summary = recording.summary()
     if fmt == "json":
         sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
@@ -137,17 +154,8 @@ async def _describe(recording: Any, fmt: str) -> int:
             "  the recording was cut off (mcpx was killed while writing); every complete event is kept"
         )
     out.append(
-        "Replaying a recording in the TUI comes in a later version of mcpx; for now use "
-        "`mcpx replay FILE --against TARGET` to replay it against a server, or `mcpx mock FILE` to serve it."
+        "Run `mcpx replay FILE` in a terminal to open it in the TUI, `mcpx replay FILE --against TARGET` to "
+        "replay it against a server, or `mcpx mock FILE` to serve it."
     )
     sys.stdout.write("\n".join(out) + "\n")
     return 0
-
-
-def _tui_replay() -> Any:
-    """`mcpx.tui.app.run_replay`, when the TUI has grown one."""
-    try:
-        from mcpx.tui import app
-    except Exception:
-        return None
-    return getattr(app, "run_replay", None)

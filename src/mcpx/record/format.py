@@ -26,6 +26,8 @@ MAGIC = "mcpx_recording"
 FORMAT_VERSION = 1
 #: suffix of the files `MCPX_RECORD_DIR` collects
 SUFFIX = ".mcpx.jsonl"
+#: the environment variable naming a folder where every session is recorded
+RECORD_DIR_ENV = "MCPX_RECORD_DIR"
 
 
 class RecordingError(UsageError):

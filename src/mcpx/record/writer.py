@@ -101,6 +101,10 @@ class Recorder:
         """Write the events logged since the last write (`close()` does this too)."""
         self._scheduled = False
         events, self._pending = self._pending, []
+        self.write_events(events)
+
+    def write_events(self, events: list[TrafficEvent]) -> None:
+        """Write these events now, with one `write(2)`."""
         if not events or self._fd is None:
             return
         self._write(b"".join([self._line(event) for event in events]))
@@ -177,6 +181,23 @@ def target_info(spec: ServerSpec, redactor: Redactor | None) -> dict[str, Any]:
     return info
 
 
+def _header(
+    log: TrafficLog, spec: ServerSpec, era: str, protocol_version: str | None, redactor: Redactor | None
+) -> dict[str, Any]:
+    transport = spec.transport
+    if transport == "auto":
+        transport = "stdio" if spec.command is not None else "auto"
+    return header_obj(
+        mcpx_version=__version__,
+        started_wall=log.started_wall,
+        target=target_info(spec, redactor),
+        transport=transport,
+        era=era,
+        protocol_version=protocol_version,
+        secrets="masked" if redactor is not None else "included",
+    )
+
+
 def start_recording(
     path: str | os.PathLike[str],
     log: TrafficLog,
@@ -193,27 +214,50 @@ def start_recording(
     the traffic). With `record_secrets`, nothing is masked and the file is made readable by its owner only.
     """
     redactor = None if record_secrets else Redactor.for_target(spec.env, spec.headers, spec.secret_headers)
-    transport = spec.transport
-    if transport == "auto":
-        transport = "stdio" if spec.command is not None else "auto"
-    header = header_obj(
-        mcpx_version=__version__,
-        started_wall=log.started_wall,
-        target=target_info(spec, redactor),
-        transport=transport,
-        era=era,
-        protocol_version=protocol_version,
-        secrets="included" if record_secrets else "masked",
-    )
     recorder = Recorder(
         path,
-        header,
+        _header(log, spec, era, protocol_version, redactor),
         started_mono=log.started_mono,
         redactor=redactor,
         on_error=on_error,
         private=record_secrets,
     )
     return recorder.attach(log)
+
+
+def write_recording(
+    path: str | os.PathLike[str],
+    log: TrafficLog,
+    spec: ServerSpec,
+    *,
+    count: int | None = None,
+    era: str = "auto",
+    record_secrets: bool = False,
+) -> int:
+    """Write the first `count` events of `log` (all it holds by default) as a finished recording, masked
+    as `start_recording` masks; returns the number of events written. Safe to run in a thread while the
+    log grows: it reads only the events that were there when it was called."""
+    count = len(log) if count is None else min(count, len(log))
+    redactor = None if record_secrets else Redactor.for_target(spec.env, spec.headers, spec.secret_headers)
+    recorder = Recorder(
+        path,
+        _header(log, spec, era, None, redactor),
+        started_mono=log.started_mono,
+        redactor=redactor,
+        private=record_secrets,
+    )
+    try:
+        for start in range(0, count, MAX_PENDING):
+            batch = [log[seq] for seq in range(start, min(start + MAX_PENDING, count))]
+            recorder.write_events(batch)
+    finally:
+        recorder.close()
+    if recorder.error is not None:
+        from mcpx.errors import UsageError
+
+        why = recorder.error.strerror or str(recorder.error)
+        raise UsageError(f"cannot write the recording {str(recorder.path)!r}: {why}")
+    return recorder.events
 
 
 def recording_path(directory: str | os.PathLike[str], label: str, when: float | None = None) -> Path:

@@ -96,8 +96,11 @@ class InspectApp(App[int]):
         clock: Clock,
         target: str = "",
         read_only: bool = False,
+        spec: ServerSpec | None = None,
     ) -> None:
         super().__init__()
+        #: the server, when the app reaches one through a spec (what "Save recording…" writes in the header)
+        self.spec = spec
         self.settings = settings
         self.connection = Connection(self, connector) if connector is not None else None
         self.traffic = traffic
@@ -112,7 +115,7 @@ class InspectApp(App[int]):
         self.set_reactive(InspectApp.read_only, read_only)
 
     def compose(self) -> ComposeResult:
-        yield HeaderBar(id="header").data_bind(InspectApp.session, InspectApp.in_flight)
+        yield HeaderBar(id="header").data_bind(InspectApp.session, InspectApp.in_flight, InspectApp.read_only)
         yield DeathBanner(id="death-banner").data_bind(InspectApp.session)
         with Horizontal(id="top"):
             yield ItemBrowser(id="browser").data_bind(InspectApp.catalog)
@@ -315,7 +318,15 @@ class InspectApp(App[int]):
         await client.set_logging_level(level)
         self.notify(f"Log level set to {level}.")
 
+    def action_save_recording(self) -> None:
+        from mcpx.tui.save_recording_screen import save_session
+
+        save_session(self)
+
     def action_send_raw(self) -> None:
+        if self.refuse_if_read_only("Not sent"):
+            return
+
         def send(text: str | None) -> None:
             client = self._require_client()
             if text is not None and client is not None:
@@ -350,11 +361,26 @@ def make_app(
         clock=clock,
         target=spec.label if spec else "",
         read_only=read_only,
+        spec=spec,
     )
 
 
-def run_inspect(spec: ServerSpec, *, settings: InspectSettings | None = None, **_: Any) -> int:
-    """Run the inspector on `spec` until the user quits; the exit code for the CLI (0: quit normally)."""
+def run_inspect(
+    spec: ServerSpec, *, settings: InspectSettings | None = None, recording: Any = None, **_: Any
+) -> int:
+    """Run the inspector on `spec` until the user quits; the exit code for the CLI (0: quit normally).
+
+    `recording` (the CLI's `RecordingPlan`) is attached to the app's log before the server starts and
+    closed after it stopped; a write that fails is told on screen, not on the terminal under the TUI."""
     app = make_app(spec, settings=settings if settings is not None else InspectSettings.load())
-    result = app.run()
+    if recording is not None:
+        recording.attach(
+            app.traffic,
+            on_error=lambda exc: app.notify(recording.stopped(exc), severity="error", timeout=15),
+        )
+    try:
+        result = app.run()
+    finally:
+        if recording is not None:
+            recording.close()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -1,5 +1,5 @@
 """`InspectCommands`: the command palette's actions (ctrl+p) — ping, reconnect, log level, clear, copy,
-raw JSON-RPC, and a few ready-made traffic filters."""
+save a recording, raw JSON-RPC, and a few ready-made traffic filters."""
 
 from __future__ import annotations
 
@@ -27,6 +27,11 @@ class InspectCommands(Provider):
             ("Reconnect", app.action_reconnect, "Stop the server (or drop the connection) and connect again"),
             ("Send raw JSON-RPC…", app.action_send_raw, "Type any frame, malformed too, and send it as is"),
             ("Copy event JSON", app.action_copy_event, "Copy the highlighted event's raw frame"),
+            (
+                "Save recording…",
+                app.action_save_recording,
+                "Write the session so far to a file (secrets masked); open it with mcpx replay",
+            ),
             ("Clear log", app.action_clear_log, "Hide every event so far (the session keeps them)"),
             ("Toggle follow mode", app.action_toggle_follow, "Stick the traffic log to the newest event"),
             ("Show server info", app.action_show_info, "Instructions, capabilities, handshake, process"),

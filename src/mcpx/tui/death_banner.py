@@ -51,6 +51,9 @@ class DeathBanner(Static):
             parts.append(("\nLast lines on stderr:", "$foreground-muted"))
             for line in session.stderr_tail:
                 parts.append("\n  │ " + printable(line[:300]))
+        if getattr(self.app, "read_only", False):
+            parts.append(("\nAs recorded: the session ended here.", "$foreground-muted"))
+            return Content.assemble(*parts)
         parts += ["\nPress ", (" r ", "bold reverse"), " to reconnect (the traffic log is kept), "]
         parts += [(" q ", "bold reverse"), " to quit."]
         return Content.assemble(*parts)

@@ -26,6 +26,8 @@ class HeaderBar(Widget):
     """The connection as the app last saw it."""
     in_flight: reactive[int] = reactive(0)
     """Requests sent and not answered yet."""
+    read_only: reactive[bool] = reactive(False)
+    """A recording is shown (`mcpx replay`): marked as such, with no requests in flight."""
 
     def on_mount(self) -> None:
         self._update_classes()
@@ -44,6 +46,8 @@ class HeaderBar(Widget):
         s = self.session
         sep = (" │ ", "$foreground-muted")
         parts: list[tuple[str, str] | str] = [(" mcpx ", "bold $primary reverse"), " "]
+        if self.read_only:
+            parts += [(" RECORDING — read-only ", "bold $warning reverse"), " "]
         if s.server_name:
             parts.append((printable(s.server_name), "bold"))
             if s.server_version:
@@ -67,6 +71,9 @@ class HeaderBar(Widget):
             parts.append((f" in {format_latency(s.connect_seconds)}", "$foreground-muted"))
         if s.attempt > 1:
             parts.append((f" (#{s.attempt})", "$foreground-muted"))
+        if self.read_only:
+            parts.append((" as recorded", "$foreground-muted"))
+            return Content.assemble(*parts)
         parts.append(sep)
         parts.append(
             (f"{self.in_flight} in flight", "$text-warning" if self.in_flight else "$foreground-muted")
