@@ -8,6 +8,7 @@
     │                              a new one and retries, so users see it only if that fails  (exit 4)
     ├── RequestTimeoutError        no answer within the timeout (the request was cancelled)   (exit 4)
     ├── AuthRequiredError          the server wants credentials                               (exit 3)
+    │   └── AuthFailedError        signing in failed at one step (expected vs got)            (exit 3)
     ├── ProtocolError              the server broke the protocol (e.g. an unknown version)    (exit 1)
     │   └── UnsupportedVersionError
     ├── RpcError                   the server answered with a JSON-RPC error                  (exit 1)
@@ -77,6 +78,16 @@ class RequestTimeoutError(McpxError):
 class AuthRequiredError(McpxError):
     code = "auth_required"
     exit_code = 3
+
+
+class AuthFailedError(AuthRequiredError):
+    """Signing in (OAuth) stopped at one step: which step, what was expected and what came back."""
+
+    code = "auth_failed"
+
+    def __init__(self, step: str, message: str, **details: Any) -> None:
+        super().__init__(f"sign-in failed at {step}: {message}", step=step, **details)
+        self.step = step
 
 
 class ProtocolError(McpxError):

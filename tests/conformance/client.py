@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import mcpx
+from mcpx.errors import McpxError
 from mcpx.protocol.client import Client
 
 
@@ -142,17 +143,48 @@ SCENARIOS: dict[str, Callable[[Client], Awaitable[None]]] = {
 }
 
 
+async def authorized(client: Client) -> None:
+    # two authorized requests: the server may move to another authorization server in between
+    await client.list_tools()
+    await client.call_tool("test-tool", {})
+
+
+#: what `mcpx --oauth-client-metadata-url` gets in the auth scenarios (the reference clients' URL)
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+
+
+def oauth(url: str) -> Any:
+    """The same settings the CLI flags give: --oauth-non-interactive, the context's pre-registered client,
+    --oauth-client-metadata-url."""
+    from mcpx.auth import oauth_for
+    from mcpx.auth.flow import OAuthSettings
+
+    ctx = context()
+    settings = OAuthSettings(
+        client_id=ctx.get("client_id"),
+        client_secret=ctx.get("client_secret"),
+        client_metadata_url=CLIENT_METADATA_URL,
+        mode="non-interactive",
+    )
+    return oauth_for(url, settings)
+
+
 async def main(url: str) -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "2025-11-25")
-    run = SCENARIOS.get(scenario)
+    run = authorized if scenario.startswith("auth/") else SCENARIOS.get(scenario)
     if run is None:
         print(f"mcpx conformance client: no scenario {scenario!r}", file=sys.stderr)
         return 2
-    async with mcpx.connect(
-        url, transport="http", on_elicit=on_elicit, timeout=30, **era_for(version)
-    ) as client:
-        await run(client)
+    auth = oauth(url) if scenario.startswith("auth/") else None
+    try:
+        async with mcpx.connect(
+            url, transport="http", on_elicit=on_elicit, timeout=30, auth=auth, **era_for(version)
+        ) as client:
+            await run(client)
+    except McpxError as exc:
+        print(f"mcpx: {exc.message}", file=sys.stderr)
+        return exc.exit_code
     return 0
 
 

@@ -48,7 +48,7 @@ def passed(proc: subprocess.CompletedProcess[str], out: Path) -> bool:
     """Passed only with at least one passed check and no failure or warning (the suite's own rule, read
     from the checks.json it saves)."""
     statuses = [
-        check.get("status") for path in out.glob("*/checks.json") for check in json.loads(path.read_text())
+        check.get("status") for path in out.rglob("checks.json") for check in json.loads(path.read_text())
     ]
     return (
         proc.returncode == 0
@@ -73,11 +73,48 @@ MODERN = [
 ]
 
 
+#: the authorization scenarios of `--requirements 2025-11-25` (listed with `conformance list --client`)
+AUTH = [
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+]
+#: the authorization scenarios only `--requirements 2026-07-28` has
+AUTH_2026 = [
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+]
+#: the 2025-03-26 back-compat scenarios (no PRM; metadata at the root, or the default endpoints)
+AUTH_2025_03_26 = ["auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback"]
+
+
 @pytest.mark.skipif(not (BIN / "conformance").exists(), reason="npm test peers not installed (scripts/test)")
 @pytest.mark.skipif(_node_major() < 22, reason="the conformance suite needs Node >= 22")
 @pytest.mark.parametrize(
     ("scenario", "version"),
-    [(name, "2025-11-25") for name in LEGACY] + [(name, "2026-07-28") for name in MODERN],
+    [(name, "2025-11-25") for name in LEGACY + AUTH]
+    + [(name, "2026-07-28") for name in MODERN + AUTH + AUTH_2026]
+    + [(name, "2025-03-26") for name in AUTH_2025_03_26],
 )
 def test_client_scenario(scenario: str, version: str, tmp_path: Path) -> None:
     out = tmp_path / "first"

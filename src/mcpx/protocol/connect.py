@@ -8,7 +8,7 @@ async with mcpx.connect("./server.py") as client:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -36,16 +36,20 @@ async def connect(
     roots: list[dict[str, Any]] | None = None,
     on_elicit: ServerRequestHandler | None = None,
     on_sample: ServerRequestHandler | None = None,
+    auth: Callable[[TrafficLog], Any] | None = None,
 ) -> AsyncIterator[Client]:
     """Start or reach the server, open the conversation, and close everything on the way out.
 
     `headers` go on every HTTP request; `transport` is stdio, http (Streamable HTTP), sse (legacy
-    HTTP+SSE) or auto. Both apply to a TARGET string; a `ServerSpec` carries its own.
+    HTTP+SSE) or auto. Both apply to a TARGET string; a `ServerSpec` carries its own. `auth` builds the
+    `httpx.Auth` for a URL from the traffic log (e.g. `mcpx.auth.oauth_for(url)`).
     """
     if isinstance(target, ServerSpec):
         spec = target
     else:
         spec = resolve_target(target, args, env=env, cwd=cwd, headers=headers, transport=transport)
+    if auth is not None:
+        spec.auth = auth
     log = traffic if traffic is not None else TrafficLog()
     client = Client(
         spec.open(log),

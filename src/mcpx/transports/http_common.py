@@ -65,6 +65,19 @@ def client_for(
     )
 
 
+def tapped_transport(
+    url: str,
+    traffic: TrafficLog,
+    *,
+    secret_headers: Iterable[str] = (),
+    inner: httpx.AsyncBaseTransport | None = None,
+) -> TrafficTap:
+    """The tapped httpx transport `client_for` uses, for clients built elsewhere (the OAuth client)."""
+    if inner is None:
+        inner = httpx.AsyncHTTPTransport(proxy=_proxy_for(url), trust_env=True, retries=0)
+    return TrafficTap(inner, traffic, secret_names(secret_headers))
+
+
 def _proxy_for(url: str) -> str | None:
     parsed = httpx.URL(url)
     host = parsed.host

@@ -11,9 +11,9 @@ import os
 import shlex
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from mcpx.errors import UsageError
 from mcpx.transports.base import Transport
@@ -45,6 +45,11 @@ class ServerSpec:
     #: the name it has in a config file, when it came from one
     name: str | None = None
     source: str | None = None
+    #: builds the `httpx.Auth` for this server's HTTP requests, given the traffic log (the OAuth flow of
+    #: `mcpx.auth`, attached by the layer above; transports only ever see an `httpx.Auth`)
+    auth: Callable[[TrafficLog], Any] | None = None
+    #: OAuth settings a config-file entry gave (client id, scope, …), for the layer above to read
+    oauth: dict[str, Any] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -62,6 +67,8 @@ class ServerSpec:
             # imported here so that stdio servers never pay for httpx
             from mcpx.transports.remote import open_url
 
+            if self.auth is not None:
+                return open_url(self, traffic, auth=self.auth(traffic))
             return open_url(self, traffic)
         raise UsageError(f"the {self.transport} transport needs a URL, and {self.label!r} is a command")
 

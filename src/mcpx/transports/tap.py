@@ -7,11 +7,13 @@ bytes of event streams as they pass and says when a stream closed and who closed
 themselves are logged by the transports from the very bytes they read.
 
 Secrets never reach the log in clear: Authorization, Proxy-Authorization, Cookie, Set-Cookie and any header
-the user names as secret are masked (`Bearer ••••1a2b`).
+the user names as secret are masked (`Bearer ••••1a2b`), and so are OAuth secrets in URLs — the `code`
+of an authorization redirect (in a URL or a `Location` header), verifiers, tokens, client secrets.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
@@ -21,7 +23,40 @@ import httpx
 from mcpx.wire import TrafficLog
 
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+#: query parameters (and form fields) whose values are secrets: OAuth codes, verifiers, tokens, secrets
+SECRET_PARAMS = frozenset(
+    {
+        "code",
+        "code_verifier",
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "client_secret",
+        "token",
+        "assertion",
+        "client_assertion",
+        "subject_token",
+        "password",
+    }
+)
 _MASK = "••••"
+_SECRET_PARAM = re.compile(
+    r"(?P<lead>[?&#]|^)(?P<name>"
+    + "|".join(sorted(SECRET_PARAMS, key=len, reverse=True))
+    + r")=(?P<value>[^&#\s]*)"
+)
+
+
+def mask_url(url: str) -> str:
+    """A URL (or a form body) with the values of secret parameters masked: `?code=••••` ."""
+    if "=" not in url:
+        return url
+
+    def masked(match: re.Match[str]) -> str:
+        value = match.group("value")
+        return f"{match.group('lead')}{match.group('name')}={mask_value(value) if value else ''}"
+
+    return _SECRET_PARAM.sub(masked, url)
 
 
 def mask_value(value: str) -> str:
@@ -38,7 +73,7 @@ def mask_headers(headers: httpx.Headers, secret: frozenset[str] = SECRET_HEADERS
     """Headers as a plain dict (lower-case names, repeated headers joined) with secret values masked."""
     out: dict[str, str] = {}
     for name, value in headers.multi_items():
-        shown = mask_value(value) if name in secret else value
+        shown = mask_value(value) if name in secret else mask_url(value) if name == "location" else value
         out[name] = f"{out[name]}, {shown}" if name in out else shown
     return out
 
@@ -63,7 +98,7 @@ class TrafficTap(httpx.AsyncBaseTransport):
         self.secret = secret
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        method, url = request.method, str(request.url)
+        method, url = request.method, mask_url(str(request.url))
         facts: dict[str, Any] = {
             "event": "http-request",
             "method": method,

@@ -1,0 +1,432 @@
+"""`McpOAuth`: the `httpx.Auth` every HTTP transport is given for a server that may want OAuth.
+
+Per request it adds the server's access token (refreshing it first when it has expired) — only when the
+request goes to the server's own origin, so a token never reaches another host (httpx drops the header on
+a redirect to another origin too). On `401` it refreshes or signs in again (discovery is re-run each time,
+so a server that moved to another authorization server is followed); on `403 insufficient_scope` it signs
+in again with the union of the scopes asked so far and the challenged ones. At most three sign-ins per
+request: then the 401/403 goes back to the transport, which raises `AuthRequiredError` (exit 3).
+
+Every step goes into the traffic log as an `oauth` event; the HTTP exchanges themselves pass the tap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import time
+from collections.abc import AsyncGenerator, Callable
+from typing import Any
+
+import httpx
+
+from mcpx.auth.callback import Loopback, Redirect, follow_once, paste_from_terminal
+from mcpx.auth.challenge import Challenge, bearer_challenge
+from mcpx.auth.discovery import Discovery, Step, canonical_uri, discover, origin_of
+from mcpx.auth.flow import (
+    ClientInfo,
+    OAuthSettings,
+    auth_method_for,
+    authorization_url,
+    check_redirect,
+    new_state,
+    register,
+    scopes_for,
+    token_request,
+)
+from mcpx.auth.store import TokenStore
+from mcpx.errors import AuthFailedError
+from mcpx.transports.http_common import tapped_transport
+from mcpx.wire import TrafficLog
+
+MAX_SIGN_INS = 3
+EXPIRY_LEEWAY = 30.0
+
+
+def _stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def expired(record: dict[str, Any], now: float | None = None) -> bool:
+    expires_at = record.get("expires_at")
+    if not isinstance(expires_at, (int, float)):
+        return False
+    return (now or time.time()) >= expires_at - EXPIRY_LEEWAY
+
+
+class McpOAuth(httpx.Auth):
+    requires_request_body = True
+
+    def __init__(
+        self,
+        server_url: str,
+        traffic: TrafficLog,
+        settings: OAuthSettings | None = None,
+        *,
+        store: TokenStore | None = None,
+        show: Callable[[str], None] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.server_url = server_url
+        self.key = canonical_uri(server_url)
+        self.origin = origin_of(server_url)
+        self.traffic = traffic
+        self.settings = settings or OAuthSettings()
+        self.store = store or TokenStore()
+        self.show = show or _stderr
+        self._inner = transport
+        self._token: dict[str, Any] | None = None
+        self._loaded = False
+        self._scopes: list[str] = []
+        self._lock = asyncio.Lock()
+        self.discovery: Discovery | None = None
+        self.sign_ins = 0
+
+    # -- the httpx.Auth flow ---------------------------------------------------------------------------
+
+    def sync_auth_flow(self, request: httpx.Request) -> Any:  # pragma: no cover - mcpx is async
+        raise RuntimeError("McpOAuth works with httpx.AsyncClient only")
+
+    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        if origin_of(str(request.url)) != self.origin:
+            yield request  # never a token for another origin
+            return
+        self._apply(request, await self.access_token())
+        response = yield request
+        sign_ins = 0
+        refreshed = False
+        while response.status_code in (401, 403) and sign_ins < MAX_SIGN_INS:
+            challenge = bearer_challenge(response.headers.get("www-authenticate"))
+            step_up = response.status_code == 403
+            if step_up and (challenge is None or challenge.error != "insufficient_scope"):
+                break  # a plain 403 is a refusal, not a question of scopes
+            sent = request.headers.get("authorization")
+            async with self._lock:
+                current = self._bearer()
+                if current is not None and current != sent and not step_up:
+                    pass  # another request signed in meanwhile
+                elif await self._newer_in_store(sent) and not step_up:
+                    pass  # another process did
+                elif not step_up and not refreshed and self._refresh_token():
+                    refreshed = True
+                    if not await self._refresh_quietly():
+                        await self.sign_in(challenge)
+                        sign_ins += 1
+                else:
+                    await self.sign_in(challenge, step_up=step_up)
+                    sign_ins += 1
+            self._apply(request, self._bearer_token())
+            response = yield request
+
+    def _apply(self, request: httpx.Request, token: str | None) -> None:
+        if token:
+            request.headers["Authorization"] = f"Bearer {token}"
+        else:
+            request.headers.pop("Authorization", None)
+
+    def _bearer_token(self) -> str | None:
+        token = (self._token or {}).get("access_token")
+        return token if isinstance(token, str) else None
+
+    def _bearer(self) -> str | None:
+        token = self._bearer_token()
+        return f"Bearer {token}" if token else None
+
+    def _refresh_token(self) -> str | None:
+        token = (self._token or {}).get("refresh_token")
+        return token if isinstance(token, str) and token else None
+
+    # -- tokens ----------------------------------------------------------------------------------------
+
+    async def access_token(self) -> str | None:
+        """The token to send now: the stored one, refreshed when it has expired; None before sign-in."""
+        if not self._loaded:
+            self._loaded = True
+            self._token = self.store.token(self.key)
+        if (
+            self._token is not None
+            and expired(self._token)
+            and not (self._refresh_token() and await self._refresh_quietly())
+        ):
+            self._token = None
+        return self._bearer_token()
+
+    async def _newer_in_store(self, sent: str | None) -> bool:
+        stored = self.store.token(self.key)
+        if stored is None or expired(stored) or f"Bearer {stored.get('access_token')}" == sent:
+            return False
+        self._token = stored
+        return True
+
+    async def _refresh_quietly(self) -> bool:
+        try:
+            await self.refresh()
+        except AuthFailedError as exc:
+            self._note("refresh", f"refresh failed ({exc.message}); signing in again", verdict="failed")
+            return False
+        return True
+
+    async def refresh(self) -> None:
+        """Trade the refresh token for a new token set, under the store's lock; a rotated refresh token is
+        written before the lock is released. If another process refreshed meanwhile, take its result."""
+        async with self.store.locked():
+            stored = self.store.token(self.key) or self._token or {}
+            ours = (self._token or {}).get("access_token")
+            if stored.get("access_token") != ours and not expired(stored):
+                self._token = stored
+                self._note("refresh", "another mcpx process refreshed the token; using its result")
+                return
+            refresh_token = stored.get("refresh_token")
+            endpoint = stored.get("token_endpoint")
+            if not isinstance(refresh_token, str) or not isinstance(endpoint, str):
+                raise AuthFailedError("refresh", "no refresh token is stored for this server")
+            client = self._stored_client(stored)
+            self._note("refresh", f"refreshing the access token at {endpoint}")
+            async with self._http() as http:
+                data = await token_request(
+                    http, client, endpoint, str(stored.get("resource") or self.key), "refresh_token",
+                    refresh_token=refresh_token,
+                )  # fmt: skip
+            record = {**stored, **self._token_fields(data)}
+            record.setdefault("refresh_token", refresh_token)
+            if not data.get("refresh_token"):
+                record["refresh_token"] = refresh_token
+            self.store.save_token(self.key, record)
+            self._token = record
+            self._note("refresh", f"new access token, {self._expiry_text(record)}")
+
+    def _stored_client(self, token: dict[str, Any]) -> ClientInfo:
+        issuer = str(token.get("issuer") or "")
+        saved = ClientInfo.from_record(self.store.client(issuer) or {})
+        if saved is not None and saved.client_id == token.get("client_id"):
+            return saved
+        secret = self.settings.client_secret if self.settings.client_id == token.get("client_id") else None
+        method = str(token.get("auth_method") or ("client_secret_basic" if secret else "none"))
+        return ClientInfo(
+            str(token.get("client_id") or ""), secret, method, str(token.get("client_kind") or "")
+        )
+
+    # -- signing in ------------------------------------------------------------------------------------
+
+    def _transport(self) -> httpx.AsyncBaseTransport:
+        return tapped_transport(self.server_url, self.traffic, inner=self._inner)
+
+    def _http(self) -> httpx.AsyncClient:
+        from mcpx.__about__ import __version__
+
+        return httpx.AsyncClient(
+            transport=self._transport(),
+            follow_redirects=True,
+            max_redirects=5,
+            timeout=30.0,
+            trust_env=False,
+            headers={"User-Agent": f"mcpx/{__version__}"},
+        )
+
+    async def sign_in(self, challenge: Challenge | None = None, *, step_up: bool = False) -> None:
+        """Discovery, client, authorization (browser, pasted address or a bare GET), token; stored."""
+        self.sign_ins += 1
+        async with self._http() as http:
+            found = await discover(http, self.server_url, challenge=challenge, note=self._step)
+            self.discovery = found
+            if not found.ok:
+                raise AuthFailedError(found.failed_step or "discovery", found.failure or "discovery failed")
+            assert found.issuer is not None
+            if self._token is not None and self._token.get("issuer") != found.issuer:
+                self._note("binding", f"the server now names {found.issuer}: the old token is not used")
+                self._token = None
+            challenged = challenge.scopes if challenge is not None else []
+            if step_up:
+                scopes = list(dict.fromkeys([*self._scopes, *challenged]))
+            else:
+                scopes = scopes_for(found, challenged, self.settings)
+            self._scopes = scopes
+            loopback = await self._listen(found.issuer)
+            try:
+                client = await self._client(http, found, loopback.redirect_uri)
+                code, verifier = await self._authorize(http, found, client, loopback, scopes)
+            finally:
+                await loopback.close()
+            endpoint = (found.as_metadata or {}).get("token_endpoint")
+            if not isinstance(endpoint, str):
+                raise AuthFailedError("token request", f"{found.issuer}'s metadata has no token_endpoint")
+            self._note("token", f"exchanging the code at {endpoint}")
+            data = await token_request(
+                http, client, endpoint, found.resource, "authorization_code",
+                code=code, code_verifier=verifier, redirect_uri=loopback.redirect_uri,
+            )  # fmt: skip
+        record = {
+            **self._token_fields(data),
+            "scope": data.get("scope") or " ".join(scopes),
+            "issuer": found.issuer,
+            "client_id": client.client_id,
+            "client_kind": client.kind,
+            "auth_method": client.auth_method,
+            "token_endpoint": endpoint,
+            "resource": found.resource,
+            "server_url": self.server_url,
+        }
+        async with self.store.locked():
+            self.store.save_token(self.key, record)
+        self._token = record
+        self._note(
+            "signed-in", f"signed in to {found.issuer} as {client.client_id}; {self._expiry_text(record)}"
+        )
+
+    async def _listen(self, issuer: str) -> Loopback:
+        port = self.settings.callback_port
+        saved = ClientInfo.from_record(self.store.client(issuer) or {})
+        if port is None and saved is not None and saved.kind == "dynamic" and saved.redirect_uri:
+            # a dynamically registered client keeps its port: its registered redirect stays valid
+            with contextlib.suppress(ValueError):
+                port = httpx.URL(saved.redirect_uri).port
+        loopback = Loopback(port or 0)
+        try:
+            await loopback.start()
+        except AuthFailedError:
+            if self.settings.callback_port is not None:
+                raise
+            loopback = Loopback(0)
+            await loopback.start()
+        return loopback
+
+    async def _client(self, http: httpx.AsyncClient, found: Discovery, redirect_uri: str) -> ClientInfo:
+        settings, meta, issuer = self.settings, found.as_metadata or {}, found.issuer or ""
+        if settings.client_id:
+            method = auth_method_for(meta, bool(settings.client_secret))
+            client = ClientInfo(
+                settings.client_id, settings.client_secret, method, "pre-registered", redirect_uri
+            )
+            self.store.save_client(issuer, client.record())
+            self._note("client", f"using the pre-registered client {client.client_id} ({method})")
+            return client
+        if settings.client_metadata_url and meta.get("client_id_metadata_document_supported") is True:
+            client = ClientInfo(settings.client_metadata_url, None, "none", "metadata-document", redirect_uri)
+            self._note("client", f"using the Client ID Metadata Document {client.client_id}")
+            return client
+        saved = ClientInfo.from_record(self.store.client(issuer) or {})
+        if saved is not None and saved.kind == "dynamic" and saved.redirect_uri == redirect_uri:
+            self._note("client", f"using client {saved.client_id}, registered earlier with {issuer}")
+            return saved
+        client = await register(http, found, settings, redirect_uri, self._note)
+        self.store.save_client(issuer, client.record())
+        return client
+
+    async def _authorize(
+        self,
+        http: httpx.AsyncClient,
+        found: Discovery,
+        client: ClientInfo,
+        loopback: Loopback,
+        scopes: list[str],
+    ) -> tuple[str, str]:
+        from authlib.common.security import generate_token
+
+        state, verifier = new_state(), generate_token(64)
+        url = authorization_url(client, found, loopback.redirect_uri, scopes, state, verifier)
+        scope_text = " ".join(scopes) or "no scope"
+        self._note("authorization", f"authorization request to {found.issuer} ({scope_text})", url=url)
+        mode = self.settings.mode
+        if mode == "non-interactive":
+            redirect = await follow_once(http, url)
+        else:
+            redirect = await self._wait_for_user(url, loopback, found.issuer or "")
+        self._note("authorization", f"authorization response by {redirect.source}")
+        return check_redirect(redirect.params, state, found), verifier
+
+    async def _wait_for_user(self, url: str, loopback: Loopback, issuer: str) -> Redirect:
+        opened = self.settings.mode == "browser" and await _open_browser(url)
+        if opened:
+            self.show(f"Signing in to {issuer} in your browser. If nothing opened, visit:\n{url}")
+        else:
+            self.show(f"To sign in to {issuer}, open this address in a browser:\n{url}")
+        self.show(
+            "Waiting for the redirect to "
+            f"{loopback.redirect_uri} (if your browser cannot reach it, paste the address it shows here)."
+        )
+        waits = [asyncio.ensure_future(loopback.wait()), asyncio.ensure_future(paste_from_terminal())]
+        try:
+            deadline = time.monotonic() + self.settings.wait
+            while waits:
+                done, _ = await asyncio.wait(
+                    waits, timeout=max(0.0, deadline - time.monotonic()), return_when=asyncio.FIRST_COMPLETED
+                )
+                if not done:
+                    raise AuthFailedError("authorization", f"no redirect within {self.settings.wait:g} s")
+                for task in done:
+                    waits.remove(task)
+                    result = task.result()
+                    if result is not None:
+                        return result
+            raise AuthFailedError("authorization", "no redirect came back")
+        finally:
+            for task in waits:
+                task.cancel()
+
+    # -- facts -----------------------------------------------------------------------------------------
+
+    def _token_fields(self, data: dict[str, Any]) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "access_token": data["access_token"],
+            "token_type": data.get("token_type") or "Bearer",
+            "obtained_at": int(time.time()),
+        }
+        if isinstance(data.get("refresh_token"), str):
+            fields["refresh_token"] = data["refresh_token"]
+        expires_in = data.get("expires_in")
+        if isinstance(expires_in, (int, float)) and not isinstance(expires_in, bool):
+            fields["expires_at"] = time.time() + float(expires_in)
+        elif isinstance(data.get("expires_at"), (int, float)):
+            fields["expires_at"] = float(data["expires_at"])
+        else:
+            fields["expires_at"] = None
+        return fields
+
+    @staticmethod
+    def _expiry_text(record: dict[str, Any]) -> str:
+        at = record.get("expires_at")
+        if not isinstance(at, (int, float)):
+            return "no expiry given"
+        return f"expires in {max(0, round(at - time.time()))} s"
+
+    def _step(self, step: Step) -> None:
+        self.traffic.info(
+            f"oauth {step.what}: {step.sentence}",
+            "http",
+            event="oauth",
+            step=step.what,
+            url=step.url,
+            status=step.status,
+            verdict=step.verdict,
+        )
+
+    def _note(self, step: str, sentence: str, *, verdict: str = "ok", **facts: Any) -> None:
+        self.traffic.info(
+            f"oauth {step}: {sentence}", "http", event="oauth", step=step, verdict=verdict, **facts
+        )
+
+    async def forget(self, *, client: bool = False) -> dict[str, Any] | None:
+        """Drop the stored token for this server (and the client registered with its issuer)."""
+        async with self.store.locked():
+            token = self.store.token(self.key)
+            self.store.forget_token(self.key)
+            if client and token and token.get("issuer"):
+                self.store.forget_client(str(token["issuer"]))
+        self._token = None
+        return token
+
+
+async def _open_browser(url: str) -> bool:
+    """Open `url` in a graphical browser; False when there is none (no display, SSH)."""
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        return False
+    import webbrowser
+
+    try:
+        return bool(await asyncio.wait_for(asyncio.to_thread(webbrowser.open, url), 10))
+    except (webbrowser.Error, asyncio.TimeoutError, OSError):
+        return False
