@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "tui"))
 
 from scripted import Script, quiet, scripted_app, settle, wait_for  # noqa: E402
+from scripted_workspace import workspace_app  # noqa: E402
 
 from mcpx.tui.app import InspectApp  # noqa: E402
 from mcpx.tui.event_screen import EventScreen  # noqa: E402
@@ -127,20 +128,42 @@ async def shoot_demo(size: tuple[int, int], out: Path) -> Path:
     return path
 
 
+async def shoot_workspace(name: str, keys: list[str], size: tuple[int, int], out: Path) -> Path:
+    """The workspace (`mcpx inspect` with no target) over a fixed set of eight servers."""
+    from mcpx.tui.workspace_screen import WorkspaceScreen
+
+    app = workspace_app()
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, WorkspaceScreen))
+        await pilot.press(*keys)
+        await quiet(pilot)
+        path = out / f"{name}.svg"
+        path.write_text(app.export_screenshot(title=f"mcpx inspect — {name}"), "utf-8")
+    return path
+
+
+WORKSPACE_SHOTS = {
+    "workspace": ["down"] * 5,
+    "workspace-agent-view": ["a", *["down"] * 10],
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--size", default="120x40", help="COLUMNSxROWS (default 120x40)")
     parser.add_argument("--out", default=str(ROOT / "screenshots"))
-    parser.add_argument("names", nargs="*", help=f"some of: {', '.join(SHOTS)}, demo")
+    parser.add_argument("names", nargs="*", help=f"some of: {', '.join([*SHOTS, *WORKSPACE_SHOTS])}, demo")
     args = parser.parse_args()
     columns, rows = (int(n) for n in args.size.lower().split("x"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
-    for name in args.names or [*SHOTS, "demo"]:
-        if name == "demo":
+    for name in args.names or [*SHOTS, *WORKSPACE_SHOTS, "demo"]:
+        if name in WORKSPACE_SHOTS:
+            path = asyncio.run(shoot_workspace(name, WORKSPACE_SHOTS[name], (columns, rows), out))
+        elif name == "demo":
             path = asyncio.run(shoot_demo((columns, rows), out))
         else:
             path = asyncio.run(shoot(name, SHOTS[name], (columns, rows), out))

@@ -252,6 +252,17 @@ def test_ls_with_nothing_configured_says_where_it_looked(tmp_path: Path) -> None
     assert ".claude.json" in run.stderr
 
 
+def test_inspect_without_target_and_nothing_configured_says_so(tmp_path: Path) -> None:
+    import os
+
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    run = subprocess.run(
+        [*MCPX, "inspect"], capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env
+    )
+    assert run.returncode == 1
+    assert "no MCP servers are configured here" in run.stderr
+
+
 def test_ls_finds_the_project_config_here(tmp_path: Path) -> None:
     import os
 

@@ -38,16 +38,31 @@ def command(
     record: Record = None,
     record_secrets: RecordSecrets = False,
 ) -> None:
-    """Open the inspector TUI on a live server."""
+    """Open the inspector TUI on a live server; with no TARGET, on every configured server (a workspace)."""
     connection = o.ConnectionOptions(
         target, server_args or [], env or [], cwd, header or [], transport, config, server,
         timeout, protocol_era, protocol_version, probe_timeout,
     )  # fmt: skip
     connection.remote(bearer, secret_header, server_url)
+    # no target (or --config without --server): every configured server, in the workspace
+    workspace = target is None and server_url is None and server is None
     try:
-        spec = connection.spec()
-        era = connection.era(spec)  # refuse a bad era or version before the screen opens
-        recording = RecordingPlan.from_flags(record, record_secrets, spec, era.name)
+        recording = None
+        if workspace:
+            from mcpx.cli.ls import configured
+
+            if record is not None:
+                raise UsageError(
+                    "--record records one server: name it (TARGET, or --config FILE --server NAME)"
+                )
+            if protocol_era not in ("legacy", "auto", "modern"):
+                raise UsageError(f"--protocol-era must be legacy, auto or modern, not {protocol_era!r}")
+            servers = configured([config] if config else [])
+            spec = None
+        else:
+            spec = connection.spec()
+            era = connection.era(spec)  # refuse a bad era or version before the screen opens
+            recording = RecordingPlan.from_flags(record, record_secrets, spec, era.name)
         overrides: dict[str, Any] = {
             "protocol_era": protocol_era,
             "protocol_version": protocol_version,
@@ -69,4 +84,20 @@ def command(
     except ImportError as exc:  # pragma: no cover - a broken install
         print_error(UsageError(f"the TUI cannot start: {exc}"), "text")
         raise typer.Exit(1) from None
-    raise typer.Exit(run_inspect(spec, settings=settings, recording=recording))
+    if spec is not None:
+        raise typer.Exit(run_inspect(spec, settings=settings, recording=recording))
+    from mcpx.tui.workspace_app import run_workspace
+    from mcpx.workspace.manager import Workspace
+
+    raise typer.Exit(
+        run_workspace(
+            Workspace(
+                servers,
+                connect_timeout=settings.connect_timeout or 30.0,
+                request_timeout=settings.timeout,
+                protocol_era=protocol_era,
+                probe_timeout=probe_timeout,
+            ),
+            settings=settings,
+        )
+    )

@@ -155,11 +155,15 @@ class Workspace:
 
     async def wait_settled(self, timeout: float | None = None) -> bool:
         """Wait until every entry is settled (True), or `timeout` passes (False)."""
+        return await self.wait_for(lambda: all(e.settled for e in self.entries), timeout)
+
+    async def wait_for(self, condition: Callable[[], bool], timeout: float | None = None) -> bool:
+        """Wait until `condition()` holds after some entry changed (True), or `timeout` passes (False)."""
         changed = self._changed or asyncio.Event()
         self._changed = changed
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
-        while not all(e.settled for e in self.entries):
+        while not condition():
             changed.clear()
             left = None if deadline is None else deadline - loop.time()
             if left is not None and left <= 0:

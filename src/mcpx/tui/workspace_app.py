@@ -1,0 +1,169 @@
+"""`WorkspaceApp`: `mcpx inspect` over every configured server — the workspace screen first, and Enter
+opens one server in the usual inspector view.
+
+The `Workspace` owns every connection (each in its own task, from connect to close). The inspector view
+borrows the chosen server's client and traffic log: opening a server rebuilds the main screen over that
+server's log and starts a `Connection` whose connector lends the live client instead of opening one, so
+going back (w) and opening another server closes nothing. `r` in the inspector reconnects through the
+workspace. Quitting closes every server (in parallel).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from typing import ClassVar
+
+from textual import on
+from textual._context import active_message_pump
+from textual.binding import Binding, BindingType
+
+from mcpx.errors import ConnectError, ServerExitedError
+from mcpx.protocol.client import Client
+from mcpx.tui.app import Clock, InspectApp
+from mcpx.tui.connection import Connection, Connector
+from mcpx.tui.item_browser import ItemBrowser
+from mcpx.tui.session_state import Catalog, SessionState
+from mcpx.tui.settings import InspectSettings
+from mcpx.tui.workspace_screen import WorkspaceScreen
+from mcpx.wire.traffic import TrafficLog
+from mcpx.workspace.manager import Entry, Workspace
+
+#: app actions that make sense on the workspace screen (the others belong to the inspector view)
+_WORKSPACE_ACTIONS = {"quit", "help", "command_palette"}
+
+
+def lent_client(workspace: Workspace, entry: Entry) -> Connector:
+    """A connector that lends the workspace's live client for `entry` once it is connected; a server that
+    failed or dropped shows its failure (the inspector's `r` reconnects it through the workspace)."""
+
+    @asynccontextmanager
+    async def lend(traffic: TrafficLog) -> AsyncIterator[Client]:
+        await workspace.wait_for(lambda: entry.state not in ("waiting", "connecting"))
+        client = entry.client
+        if client is None or entry.state != "connected":
+            if entry.returncode is not None:
+                raise ServerExitedError(
+                    entry.reason or "the server exited",
+                    returncode=entry.returncode,
+                    stderr_tail=list(entry.stderr_tail),
+                )
+            raise ConnectError(entry.reason or "not connected")
+        yield client  # borrowed: leaving closes nothing, the workspace owns the connection
+
+    return lend
+
+
+class WorkspaceApp(InspectApp):
+    """The inspector over a workspace: the workspace screen on top, one server's view beneath."""
+
+    TITLE = "mcpx workspace"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("w", "workspace", "Workspace", id="workspace",
+                tooltip="Back to every server (their connections stay open)"),
+    ]  # fmt: skip
+
+    def __init__(
+        self, workspace: Workspace, *, settings: InspectSettings, clock: Clock, start: bool = True
+    ) -> None:
+        super().__init__(settings=settings, connector=None, traffic=TrafficLog(clock=clock), clock=clock)
+        self.workspace = workspace
+        #: the server the inspector view shows (None until one is opened)
+        self.current: Entry | None = None
+        self._start_workspace = start
+
+    def on_mount(self) -> None:
+        if self._start_workspace:
+            self.workspace.start()
+        self.install_screen(WorkspaceScreen(self.workspace), name="workspace")
+        self.push_screen("workspace")
+
+    async def on_unmount(self) -> None:
+        await self.workspace.close()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if isinstance(self.screen, WorkspaceScreen) and action not in _WORKSPACE_ACTIONS:
+            return False
+        return super().check_action(action, parameters)
+
+    def action_workspace(self) -> None:
+        if not isinstance(self.screen, WorkspaceScreen):
+            self.push_screen("workspace")
+
+    @on(WorkspaceScreen.ServerOpened)
+    def _server_opened(self, event: WorkspaceScreen.ServerOpened) -> None:
+        self.run_worker(
+            self._open(event.entry),
+            name="open server",
+            group="lifecycle",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def _open(self, entry: Entry) -> None:
+        active_message_pump.set(self)  # the main screen's widgets bind to the app's reactives
+        if isinstance(self.screen, WorkspaceScreen):
+            await self.pop_screen()
+        if entry is self.current and self.connection is not None:
+            return
+        if self.connection is not None:
+            await self.connection.stop()
+        self.current = entry
+        self.traffic = entry.traffic
+        self.target = entry.name
+        self.session = SessionState(target=entry.name)
+        self.catalog = Catalog()
+        self.server_info = None
+        await self.recompose()
+        self.connection = Connection(self, lent_client(self.workspace, entry))
+        self.connection.start()
+        for browser in self.query(ItemBrowser):
+            browser.focus_list()
+
+    def watch_session(self, session: SessionState) -> None:
+        # the lent client was connected by the workspace: its time to connect is the workspace's
+        entry = self.current
+        seconds = entry.connect_seconds if entry is not None else None
+        if session.state == "connected" and seconds is not None and session.connect_seconds != seconds:
+            self.session = replace(session, connect_seconds=seconds, attempt=entry.attempt if entry else 1)
+
+    def action_reconnect(self) -> None:
+        if self.current is None or self.refuse_if_read_only("No reconnect"):
+            return
+        self.run_worker(
+            self._reconnect_current(),
+            name="reconnect",
+            group="lifecycle",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def _reconnect_current(self) -> None:
+        assert self.current is not None and self.connection is not None
+        await self.connection.stop()
+        await self.workspace.reconnect(self.current)
+        self.connection.start()
+
+
+def make_workspace_app(
+    workspace: Workspace,
+    *,
+    settings: InspectSettings | None = None,
+    clock: Clock | None = None,
+    start: bool = True,
+) -> WorkspaceApp:
+    """The app over `workspace` (tests pass `start=False` and fill the entries themselves)."""
+    return WorkspaceApp(
+        workspace,
+        settings=settings if settings is not None else InspectSettings(),
+        clock=clock or time.monotonic,
+        start=start,
+    )
+
+
+def run_workspace(workspace: Workspace, *, settings: InspectSettings | None = None) -> int:
+    app = make_workspace_app(workspace, settings=settings)
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)
