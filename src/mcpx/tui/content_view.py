@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from rich.console import RenderableType
 from rich.json import JSON
@@ -22,6 +22,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Button, Static, TextArea
 
 from mcpx.schema.content import (
@@ -52,6 +53,27 @@ def preview_cut(text: str) -> int:
         if newline < 0:
             return end
     return newline
+
+
+W = TypeVar("W", bound=Widget)
+
+
+def child(widget: Widget, selector: str, kind: type[W]) -> W | None:
+    """`widget.query_one(selector, kind)`, or None while (or after) the widget is being removed."""
+    found = widget.query(selector).results(kind)
+    return next(iter(found), None)
+
+
+def live_client(widget: Widget, what: str = "Not sent") -> Any:
+    """The app's connected client, or None after telling the user why not (read-only, not connected)."""
+    app: Any = widget.app
+    refuse = getattr(app, "refuse_if_read_only", None)
+    if refuse is not None and refuse(what):
+        return None
+    client = getattr(app, "client", None)
+    if client is None:
+        widget.notify(f"{what}: not connected (press r to reconnect).", severity="warning")
+    return client
 
 
 def facts_table(rows: list[tuple[str, str]]) -> Table:
@@ -294,9 +316,8 @@ class ContentBlockView(Vertical):
     @on(Button.Pressed, ".open-link")
     def _open(self, event: Button.Pressed) -> None:
         event.stop()
-        client = getattr(self.app, "client", None)
+        client = live_client(self, "Not read")
         if client is None:
-            self.notify("Not connected: the link cannot be read.", severity="warning")
             return
         event.button.disabled = True
         uri = self.block["uri"]
@@ -314,14 +335,16 @@ class ContentBlockView(Vertical):
             result = await client.read_resource(uri)
         finally:
             button.disabled = False
-        await self.mount(ReadResultView(result.raw, latency=clock() - started), after=button)
+        view = ReadResultView(result.raw, latency=clock() - started)
+        await self.mount(view, after=button)
+        view.scroll_visible(animate=False)
 
 
 class ReadResultView(Vertical):
     """A whole resources/read result: every item of `contents`."""
 
     DEFAULT_CSS = """
-    ReadResultView { height: auto; }
+    ReadResultView { height: auto; margin-top: 1; }
     ReadResultView > .read-summary { color: $text-muted; }
     """
     HELP: ClassVar[str] = "What resources/read returned: each item's URI, MIME type and text or blob."

@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Static
 
 from mcpx.tui.event_list_view import foreground, printable
@@ -71,6 +72,7 @@ any other field the server sent (nothing is hidden, unknown fields included).
         title = self.query_one("#detail-title", Static)
         description = self.query_one("#detail-description", Static)
         body = self.query_one("#detail-body", Static)
+        self._mount_call_panel(selection)
         if selection is None:
             title.update("Select a tool, resource, template or prompt on the left.")
             description.update("")
@@ -84,6 +86,30 @@ any other field the server sent (nothing is hidden, unknown fields included).
         )
         body.update(Group(*self._sections(kind, item)))
         self.scroll_home(animate=False)
+
+    def _mount_call_panel(self, selection: Selection | None) -> None:
+        form = self.query_one("#call-form", Vertical)
+        form.remove_children()
+        panel = self.call_panel(*selection) if selection is not None else None
+        if panel is not None:
+            form.mount(panel)
+
+    def call_panel(self, kind: ItemKind, item: Any) -> Widget | None:
+        """What `#call-form` holds for the item: the panel that calls, reads or gets it."""
+        raw: dict[str, Any] = item.raw if isinstance(getattr(item, "raw", None), dict) else {}
+        if kind == "resources" and isinstance(raw.get("uri"), str):
+            from mcpx.tui.resource_panel import ResourcePanel
+
+            return ResourcePanel(raw["uri"])
+        if kind == "templates" and isinstance(raw.get("uriTemplate"), str):
+            from mcpx.tui.template_panel import TemplatePanel
+
+            return TemplatePanel(raw["uriTemplate"])
+        if kind == "prompts" and isinstance(raw.get("name"), str):
+            from mcpx.tui.prompt_panel import PromptPanel
+
+            return PromptPanel(raw)
+        return None
 
     def _title(self, kind: ItemKind, item: Any) -> Content:
         parts: list[tuple[str, str] | str] = [(printable(item_name(kind, item)), "bold $text-primary")]

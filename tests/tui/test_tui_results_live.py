@@ -1,0 +1,110 @@
+"""Pilot tests of results, resources, templates and prompts against server-everything over stdio.
+
+Every wait is on a condition (a widget appearing, a worker finishing), never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scripted import wait_for
+from textual.widgets import Button, Input, OptionList, TabbedContent
+
+from mcpx.transports.spec import resolve_target
+from mcpx.tui.app import InspectApp, make_app
+from mcpx.tui.argument_field import ArgumentField
+from mcpx.tui.content_view import ContentBlockView, ReadResultView, ResourceContentsView
+from mcpx.tui.item_detail import ItemDetail
+from mcpx.tui.prompt_panel import PromptMessagesView, PromptPanel
+from mcpx.tui.settings import InspectSettings
+from mcpx.tui.template_panel import TemplatePanel
+
+ROOT = Path(__file__).resolve().parents[2]
+EVERYTHING = ROOT / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+SIZE = (140, 50)
+CONNECT = 30.0
+
+pytestmark = pytest.mark.skipif(not EVERYTHING.exists(), reason="npm peers not installed")
+
+
+def everything_app() -> InspectApp:
+    spec = resolve_target("node", [str(EVERYTHING), "stdio"])
+    return make_app(spec, settings=InspectSettings(protocol_era="legacy", timeout=30.0))
+
+
+async def select(pilot: Any, app: InspectApp, kind: str, name: str) -> Any:
+    """Show `kind`'s tab and highlight the item called `name` (or with that URI); its panel mounts."""
+    await wait_for(pilot, lambda: app.catalog.items(kind) is not None, CONNECT)  # type: ignore[arg-type]
+    app.query_one("#browser-tabs", TabbedContent).active = f"{kind}-tab"
+    items = list(app.catalog.items(kind) or ())  # type: ignore[arg-type]
+    index = next(
+        i
+        for i, item in enumerate(items)
+        if name
+        in (getattr(item, "name", None), getattr(item, "uri", None), getattr(item, "uri_template", None))
+    )
+    app.query_one(f"#{kind}-list", OptionList).highlighted = index
+    detail = app.query_one(ItemDetail)
+    await wait_for(pilot, lambda: detail.selection is not None and detail.selection[1] is items[index])
+    # the previous panel is gone and the new one has composed
+    await wait_for(
+        pilot, lambda: len(detail.query(".call-panel")) == 1 and bool(detail.query(".call-panel Button"))
+    )
+    return items[index]
+
+
+async def test_template_completion_and_read() -> None:
+    app = everything_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, app, "templates", "demo://resource/dynamic/text/{resourceId}")
+        panel = app.query_one(TemplatePanel)
+        field = panel.query_one(ArgumentField)
+        field.query_one(Input).focus()
+        await pilot.press("2")
+        await wait_for(pilot, lambda: field.values == ["2"])
+        assert any(e.method == "completion/complete" for e in app.traffic)
+        assert panel.uri == "demo://resource/dynamic/text/2"
+        panel.query_one("#template-read", Button).press()
+        await wait_for(pilot, lambda: bool(panel.query(ReadResultView)))
+        contents = panel.query_one(ResourceContentsView)
+        assert contents.contents["uri"] == "demo://resource/dynamic/text/2"
+        assert "text" in contents.contents
+        await pilot.press("ctrl+c")
+
+
+async def test_prompt_with_completion_context_and_embedded_resource() -> None:
+    app = everything_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, app, "prompts", "completable-prompt")
+        panel = app.query_one(PromptPanel)
+        department, name = panel.query(ArgumentField)
+        assert department.required and name.required
+        department.query_one(Input).focus()
+        await pilot.press("E")
+        await wait_for(pilot, lambda: department.values == ["Engineering"])
+        await pilot.press("right")  # accepts the suggestion
+        await wait_for(pilot, lambda: department.value == "Engineering")
+        name.query_one(Input).focus()
+        await pilot.press("B")
+        await wait_for(pilot, lambda: name.values == ["Bob"])  # context: the department narrows the names
+        sent = [e for e in app.traffic if e.method == "completion/complete" and e.direction == "out"]
+        assert '"context":{"arguments":{"department":"Engineering"}}' in sent[-1].raw
+        await pilot.press("right")
+        panel.query_one("#prompt-get", Button).press()
+        await wait_for(pilot, lambda: bool(panel.query(PromptMessagesView)))
+        blocks = panel.query(ContentBlockView)
+        assert "Please promote Bob to the head of the Engineering team." in blocks.first().block["text"]
+
+        await select(pilot, app, "prompts", "resource-prompt")
+        panel = app.query_one(PromptPanel)
+        fields = list(panel.query(ArgumentField))
+        fields[0].value = "Text"
+        fields[1].value = "2"
+        panel.query_one("#prompt-get", Button).press()
+        await wait_for(pilot, lambda: bool(panel.query(PromptMessagesView)))
+        kinds = [block.kind for block in panel.query(ContentBlockView)]
+        assert kinds == ["text", "resource"]
+        await wait_for(pilot, lambda: bool(panel.query(ResourceContentsView)))
+        assert panel.query_one(ResourceContentsView).contents["uri"].endswith("/text/2")
