@@ -15,6 +15,7 @@ import asyncio
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -153,11 +154,14 @@ async def authorized(client: Client) -> None:
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 
 
-def oauth(url: str) -> Any:
+def oauth(url: str, home: str) -> Any:
     """The same settings the CLI flags give: --oauth-non-interactive, the context's pre-registered client,
     --oauth-client-metadata-url."""
+    from pathlib import Path
+
     from mcpx.auth import oauth_for
     from mcpx.auth.flow import OAuthSettings
+    from mcpx.auth.store import TokenStore
 
     ctx = context()
     settings = OAuthSettings(
@@ -166,7 +170,9 @@ def oauth(url: str) -> Any:
         client_metadata_url=CLIENT_METADATA_URL,
         mode="non-interactive",
     )
-    return oauth_for(url, settings)
+    # each scenario is a new world: nothing a run stores may help (or leak into) another
+    store = TokenStore(Path(home), use_keyring=False)
+    return oauth_for(url, settings, store=store)
 
 
 async def main(url: str) -> int:
@@ -176,15 +182,16 @@ async def main(url: str) -> int:
     if run is None:
         print(f"mcpx conformance client: no scenario {scenario!r}", file=sys.stderr)
         return 2
-    auth = oauth(url) if scenario.startswith("auth/") else None
-    try:
-        async with mcpx.connect(
-            url, transport="http", on_elicit=on_elicit, timeout=30, auth=auth, **era_for(version)
-        ) as client:
-            await run(client)
-    except McpxError as exc:
-        print(f"mcpx: {exc.message}", file=sys.stderr)
-        return exc.exit_code
+    with tempfile.TemporaryDirectory(prefix="mcpx-conformance-") as home:
+        auth = oauth(url, home) if scenario.startswith("auth/") else None
+        try:
+            async with mcpx.connect(
+                url, transport="http", on_elicit=on_elicit, timeout=30, auth=auth, **era_for(version)
+            ) as client:
+                await run(client)
+        except McpxError as exc:
+            print(f"mcpx: {exc.message}", file=sys.stderr)
+            return exc.exit_code
     return 0
 
 

@@ -73,3 +73,43 @@ def test_unreadable_configs_are_one_sentence(tmp_path: Path) -> None:
 def test_expand_leaves_text_without_references_alone() -> None:
     assert expand("plain $HOME {x}", {}) == "plain $HOME {x}"
     assert expand("${A}-${env:B}", {"A": "1", "B": "2"}) == "1-2"
+
+
+def test_oauth_settings_in_claude_code_and_vscode_shapes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpx.cli.options import OAuthFlags
+
+    monkeypatch.setenv("SECRET_FROM_ENV", "s3cret")
+    path = tmp_path / "mcp.json"
+    path.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "claude": {
+                        "type": "http",
+                        "url": "https://a/mcp",
+                        "oauth": {"clientId": "c1", "callbackPort": 8765},
+                    },
+                    "snake": {
+                        "url": "https://b/mcp",
+                        "oauth": {
+                            "client_id": "c2",
+                            "client_secret": "${SECRET_FROM_ENV}",
+                            "scopes": ["r", "w"],
+                        },
+                    },
+                    "bad": {"url": "https://c/mcp", "oauth": {"callbackPort": "x"}},
+                }
+            }
+        )
+    )
+    servers = load_servers(path)
+    claude, snake, bad = servers["claude"], servers["snake"], servers["bad"]
+    assert not isinstance(claude, ConfigProblem) and not isinstance(snake, ConfigProblem)
+    assert claude.oauth == {"client_id": "c1", "callback_port": 8765}
+    assert snake.oauth == {"client_id": "c2", "client_secret": "s3cret", "scope": "r w"}
+    assert isinstance(bad, ConfigProblem)
+    # flags win over the file's entry
+    settings = OAuthFlags(client_id="flag", non_interactive=True).settings(claude.oauth)
+    assert (settings.client_id, settings.callback_port, settings.mode) == ("flag", 8765, "non-interactive")

@@ -106,9 +106,17 @@ def scopes_for(found: Discovery, challenged: list[str], settings: OAuthSettings)
 
 
 async def register(
-    http: httpx.AsyncClient, found: Discovery, settings: OAuthSettings, redirect_uri: str, note: Note
+    http: httpx.AsyncClient,
+    found: Discovery,
+    settings: OAuthSettings,
+    redirect_uri: str,
+    note: Note,
+    scopes: list[str] = (),  # type: ignore[assignment]
 ) -> ClientInfo:
-    """Dynamic Client Registration (RFC 7591) as a native app with a loopback redirect."""
+    """Dynamic Client Registration (RFC 7591) as a native app with a loopback redirect.
+
+    The registration asks for every scope the server and its AS advertise (and those wanted now): some
+    authorization servers refuse later requests, a step-up among them, for scopes not registered."""
     meta = found.as_metadata or {}
     endpoint = meta.get("registration_endpoint")
     if not isinstance(endpoint, str):
@@ -128,6 +136,10 @@ async def register(
         "token_endpoint_auth_method": asked,
         "application_type": "native",
     }
+    advertised = meta.get("scopes_supported")
+    wanted = [*scopes, *found.scopes_supported, *(advertised if isinstance(advertised, list) else [])]
+    if wanted:
+        body["scope"] = " ".join(dict.fromkeys(s for s in wanted if isinstance(s, str)))
     try:
         response = await http.post(endpoint, json=body)
     except httpx.HTTPError as exc:
@@ -241,9 +253,14 @@ async def token_request(
 
     what = "refresh" if grant_type == "refresh_token" else "token request"
     redirect_uri = grant.pop("redirect_uri", None)
-    body = prepare_token_request(grant_type, redirect_uri=redirect_uri, resource=resource, **grant)
+    # client_id in the body whatever the authentication method: some servers (the SDK's) look for it there
+    body = prepare_token_request(
+        grant_type, redirect_uri=redirect_uri, resource=resource, client_id=client.client_id, **grant
+    )
     headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
     auth = ClientAuth(client.client_id, client.client_secret, client.auth_method)
+    if client.auth_method in ("none", "client_secret_post"):
+        body = prepare_token_request(grant_type, redirect_uri=redirect_uri, resource=resource, **grant)
     url, headers, body = auth.prepare("POST", endpoint, headers, body)
     try:
         response = await http.post(url, content=body.encode("utf-8"), headers=headers)

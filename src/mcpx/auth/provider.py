@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import AsyncGenerator, Callable
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -50,10 +51,13 @@ def _stderr(text: str) -> None:
 
 
 def expired(record: dict[str, Any], now: float | None = None) -> bool:
+    """Expired, or about to: within 30 s of its end (a quarter of its life for short-lived tokens)."""
     expires_at = record.get("expires_at")
     if not isinstance(expires_at, (int, float)):
         return False
-    return (now or time.time()) >= expires_at - EXPIRY_LEEWAY
+    obtained = record.get("obtained_at")
+    life = expires_at - obtained if isinstance(obtained, (int, float)) else EXPIRY_LEEWAY * 4
+    return (now or time.time()) >= expires_at - min(EXPIRY_LEEWAY, max(0.0, life / 4))
 
 
 class McpOAuth(httpx.Auth):
@@ -265,6 +269,7 @@ class McpOAuth(httpx.Auth):
             "client_kind": client.kind,
             "auth_method": client.auth_method,
             "token_endpoint": endpoint,
+            "revocation_endpoint": (found.as_metadata or {}).get("revocation_endpoint"),
             "resource": found.resource,
             "server_url": self.server_url,
         }
@@ -310,7 +315,7 @@ class McpOAuth(httpx.Auth):
         if saved is not None and saved.kind == "dynamic" and saved.redirect_uri == redirect_uri:
             self._note("client", f"using client {saved.client_id}, registered earlier with {issuer}")
             return saved
-        client = await register(http, found, settings, redirect_uri, self._note)
+        client = await register(http, found, settings, redirect_uri, self._note, self._scopes)
         self.store.save_client(issuer, client.record())
         return client
 
@@ -371,7 +376,7 @@ class McpOAuth(httpx.Auth):
         fields: dict[str, Any] = {
             "access_token": data["access_token"],
             "token_type": data.get("token_type") or "Bearer",
-            "obtained_at": int(time.time()),
+            "obtained_at": time.time(),
         }
         if isinstance(data.get("refresh_token"), str):
             fields["refresh_token"] = data["refresh_token"]
@@ -406,6 +411,34 @@ class McpOAuth(httpx.Auth):
         self.traffic.info(
             f"oauth {step}: {sentence}", "http", event="oauth", step=step, verdict=verdict, **facts
         )
+
+    async def revoke(self) -> str:
+        """Revoke the stored tokens where the AS offers revocation (RFC 7009); what happened, in words."""
+        token = self.store.token(self.key) or {}
+        endpoint = token.get("revocation_endpoint")
+        if not isinstance(endpoint, str):
+            return "the authorization server offers no revocation; the tokens were only forgotten"
+        client = self._stored_client(token)
+        from authlib.oauth2.auth import ClientAuth
+
+        outcomes = []
+        async with self._http() as http:
+            for kind in ("refresh_token", "access_token"):
+                value = token.get(kind)
+                if not isinstance(value, str):
+                    continue
+                body = f"token={quote(value)}&token_type_hint={kind}&client_id={quote(client.client_id)}"
+                headers = {"Content-Type": "application/x-www-form-urlencoded"}
+                url, headers, body = ClientAuth(
+                    client.client_id, client.client_secret, client.auth_method
+                ).prepare("POST", endpoint, headers, body)
+                try:
+                    response = await http.post(url, content=body.encode(), headers=headers)
+                    outcomes.append(f"{kind.replace('_', ' ')}: HTTP {response.status_code}")
+                except httpx.HTTPError as exc:
+                    outcomes.append(f"{kind.replace('_', ' ')}: {exc or type(exc).__name__}")
+        self._note("revoke", f"revoked at {endpoint} ({'; '.join(outcomes)})")
+        return f"revoked at {endpoint} ({'; '.join(outcomes)})"
 
     async def forget(self, *, client: bool = False) -> dict[str, Any] | None:
         """Drop the stored token for this server (and the client registered with its issuer)."""

@@ -93,6 +93,13 @@ def command(
     bearer: o.Bearer = None,
     secret_header: o.SecretHeader = None,
     server_url: o.ServerUrl = None,
+    oauth_client_id: o.OAuthClientId = None,
+    oauth_client_secret: o.OAuthClientSecret = None,
+    oauth_client_metadata_url: o.OAuthMetadataUrl = None,
+    oauth_scope: o.OAuthScope = None,
+    oauth_callback_port: o.OAuthCallbackPort = None,
+    oauth_no_browser: o.OAuthNoBrowser = False,
+    oauth_non_interactive: o.OAuthNonInteractive = False,
     elicit: Annotated[
         str | None,
         typer.Option(
@@ -130,6 +137,12 @@ def command(
         timeout, protocol_era, protocol_version, probe_timeout,
     )  # fmt: skip
     connection.remote(bearer, secret_header, server_url)
+    connection.sign_in(
+        o.OAuthFlags(
+            oauth_client_id, oauth_client_secret, oauth_client_metadata_url, oauth_scope,
+            oauth_callback_port, oauth_no_browser, oauth_non_interactive,
+        )
+    )  # fmt: skip
 
     def prepare() -> Coroutine[Any, Any, int]:
         if method is None:

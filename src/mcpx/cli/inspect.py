@@ -31,6 +31,13 @@ def command(
     bearer: o.Bearer = None,
     secret_header: o.SecretHeader = None,
     server_url: o.ServerUrl = None,
+    oauth_client_id: o.OAuthClientId = None,
+    oauth_client_secret: o.OAuthClientSecret = None,
+    oauth_client_metadata_url: o.OAuthMetadataUrl = None,
+    oauth_scope: o.OAuthScope = None,
+    oauth_callback_port: o.OAuthCallbackPort = None,
+    oauth_no_browser: o.OAuthNoBrowser = False,
+    oauth_non_interactive: o.OAuthNonInteractive = False,
     log_level: Annotated[
         str | None, typer.Option("--log-level", help="Ask the server for logs at this level.")
     ] = None,
@@ -44,6 +51,12 @@ def command(
         timeout, protocol_era, protocol_version, probe_timeout,
     )  # fmt: skip
     connection.remote(bearer, secret_header, server_url)
+    connection.sign_in(
+        o.OAuthFlags(
+            oauth_client_id, oauth_client_secret, oauth_client_metadata_url, oauth_scope,
+            oauth_callback_port, oauth_no_browser, oauth_non_interactive,
+        )
+    )  # fmt: skip
     # no target (or --config without --server): every configured server, in the workspace
     workspace = target is None and server_url is None and server is None
     try:

@@ -18,7 +18,7 @@ from typing import Any
 import typer
 
 from mcpx.__about__ import __version__
-from mcpx.cli import call, check, demo, diff, doctor, inspect, ls, mock, replay
+from mcpx.cli import auth, call, check, demo, diff, doctor, inspect, ls, mock, replay
 from mcpx.cli.output import print_error
 from mcpx.errors import McpxError, UsageError
 
@@ -41,6 +41,7 @@ app.command("diff")(diff.command)
 app.command("mock")(mock.command)
 app.command("demo")(demo.command)
 app.command("ls")(ls.command)
+app.add_typer(auth.app, name="auth")
 
 
 class InterruptedError_(McpxError):

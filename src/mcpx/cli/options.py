@@ -52,7 +52,73 @@ ProbeTimeout = Annotated[
     float, typer.Option("--probe-timeout", help="Seconds auto waits for server/discover before legacy.")
 ]
 
+OAuthClientId = Annotated[
+    str | None,
+    typer.Option(
+        "--oauth-client-id", help="Sign in as this client, registered with the authorization server."
+    ),
+]
+OAuthClientSecret = Annotated[
+    str | None,
+    typer.Option("--oauth-client-secret", help="That client's secret (or $MCPX_OAUTH_CLIENT_SECRET)."),
+]
+OAuthMetadataUrl = Annotated[
+    str | None,
+    typer.Option("--oauth-client-metadata-url", help="An https URL of a Client ID Metadata Document."),
+]
+OAuthScope = Annotated[
+    str | None,
+    typer.Option("--oauth-scope", help="Scopes to ask for (space-separated), instead of mcpx's pick."),
+]
+OAuthCallbackPort = Annotated[
+    int | None, typer.Option("--oauth-callback-port", help="The loopback port for the sign-in redirect.")
+]
+OAuthNoBrowser = Annotated[
+    bool,
+    typer.Option("--oauth-no-browser", help="Print the sign-in address instead of opening a browser."),
+]
+OAuthNonInteractive = Annotated[
+    bool,
+    typer.Option(
+        "--oauth-non-interactive",
+        help="For servers that approve at once: GET the authorization URL, take the code from its redirect.",
+    ),
+]
+
 _TRANSPORTS = ("stdio", "http", "sse", "auto")
+
+
+@dataclass(slots=True)
+class OAuthFlags:
+    """The `--oauth-*` flags; they override an entry's `oauth` object from a config file."""
+
+    client_id: str | None = None
+    client_secret: str | None = None
+    client_metadata_url: str | None = None
+    scope: str | None = None
+    callback_port: int | None = None
+    no_browser: bool = False
+    non_interactive: bool = False
+
+    def settings(self, from_config: dict[str, Any] | None = None) -> Any:
+        from mcpx.auth.flow import OAuthSettings
+
+        values: dict[str, Any] = dict(from_config or {})
+        for name in ("client_id", "client_secret", "client_metadata_url", "scope", "callback_port"):
+            value = getattr(self, name)
+            if value is not None:
+                values[name] = value
+        if not values.get("client_secret") and os.environ.get("MCPX_OAUTH_CLIENT_SECRET"):
+            values["client_secret"] = os.environ["MCPX_OAUTH_CLIENT_SECRET"]
+        port = values.get("callback_port")
+        if port is not None and not 0 < int(port) < 65536:
+            raise UsageError(f"--oauth-callback-port must be a port number, not {port}")
+        url = values.get("client_metadata_url")
+        if url is not None and not str(url).startswith("https://"):
+            raise UsageError("--oauth-client-metadata-url must be an https:// URL with a path")
+        if self.non_interactive:
+            return OAuthSettings(mode="non-interactive", **values)
+        return OAuthSettings(mode="no-browser" if self.no_browser else "browser", **values)
 
 
 @dataclass(slots=True)
@@ -75,12 +141,28 @@ class ConnectionOptions:
     secret_headers: list[str] = field(default_factory=list)
     #: `--server-url`: the official inspector's spelling of a URL target
     server_url: str | None = None
+    #: the `--oauth-*` flags of a command that signs in when a server asks (None: it never does)
+    oauth: OAuthFlags | None = None
 
     def remote(self, bearer: str | None, secret_headers: list[str] | None, server_url: str | None) -> None:
         """Take the HTTP-only flags (shared by every command that reaches a server)."""
         self.bearer = bearer or os.environ.get("MCPX_BEARER") or None
         self.secret_headers = list(secret_headers or [])
         self.server_url = server_url
+
+    def sign_in(self, flags: OAuthFlags) -> None:
+        """Sign in with OAuth when a URL server answers 401 (unless an Authorization header is given)."""
+        self.oauth = flags
+
+    def _attach_oauth(self, spec: ServerSpec) -> ServerSpec:
+        if self.oauth is None or spec.url is None:
+            return spec
+        if any(name.lower() == "authorization" for name in spec.headers):
+            return spec  # --bearer / --header: the user's credentials, not mcpx's sign-in
+        from mcpx.auth import oauth_for
+
+        spec.auth = oauth_for(spec.url, self.oauth.settings(spec.oauth))
+        return spec
 
     @property
     def request_timeout(self) -> float | None:
@@ -123,7 +205,7 @@ class ConnectionOptions:
             if transport != "auto":
                 spec.transport = transport
             spec.secret_headers.extend(self.secret_headers)
-            return spec
+            return self._attach_oauth(spec)
         if self.server is not None:
             raise UsageError("--server names a server in a config file: add --config FILE")
         if self.target is None:
@@ -132,7 +214,7 @@ class ConnectionOptions:
             self.target, self.server_args, env=env, cwd=self.cwd, headers=headers, transport=transport
         )
         spec.secret_headers.extend(self.secret_headers)
-        return spec
+        return self._attach_oauth(spec)
 
 
 def check_format(fmt: str) -> None:

@@ -2,8 +2,10 @@
 
 Shapes read: `mcpServers` (Claude Desktop, Claude Code `.mcp.json`, Cursor, the official inspector's
 catalog) and VS Code's `servers` (`.vscode/mcp.json`); `command`/`args`/`env`/`cwd` for stdio and
-`url`/`type`/`headers` for HTTP. `${VAR}`, `${env:VAR}` and `${VAR:-default}` in strings are expanded as
-the hosts do. An entry that cannot be used is kept with the reason (`ConfigProblem`), never dropped.
+`url`/`type`/`headers` for HTTP, and `oauth` for signing in (Claude Code's `{"clientId", "callbackPort"}`,
+plus `clientSecret`, `clientMetadataUrl`, `scope`; snake_case spellings too). `${VAR}`, `${env:VAR}` and
+`${VAR:-default}` in strings are expanded as the hosts do. An entry that cannot be used is kept with the
+reason (`ConfigProblem`), never dropped.
 """
 
 from __future__ import annotations
@@ -94,7 +96,12 @@ def _entry(name: str, entry: Any, source: str) -> ServerSpec | ConfigProblem:
     cwd = expand(str(cwd)) if cwd else None
     if "url" in entry or "serverUrl" in entry:
         url = expand(str(entry.get("url") or entry.get("serverUrl")))
-        return ServerSpec(url=url, headers=headers, transport=transport, name=name, source=source)
+        oauth = _oauth(entry.get("oauth"))
+        if isinstance(oauth, str):
+            return ConfigProblem(name, oauth, source)
+        return ServerSpec(
+            url=url, headers=headers, transport=transport, name=name, source=source, oauth=oauth
+        )
     command = entry.get("command")
     if not isinstance(command, str) or not command:
         return ConfigProblem(name, 'neither a "command" nor a "url"', source)
@@ -109,6 +116,38 @@ def _entry(name: str, entry: Any, source: str) -> ServerSpec | ConfigProblem:
         name=name,
         source=source,
     )
+
+
+_OAUTH_KEYS = {
+    "clientid": "client_id",
+    "clientsecret": "client_secret",
+    "clientmetadataurl": "client_metadata_url",
+    "scope": "scope",
+    "scopes": "scope",
+    "callbackport": "callback_port",
+}
+
+
+def _oauth(value: Any) -> dict[str, Any] | str:
+    """An entry's `oauth` object as OAuth settings (names as `OAuthSettings` has them), or the problem."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        return '"oauth" must be an object'
+    settings: dict[str, Any] = {}
+    for key, raw in value.items():
+        name = _OAUTH_KEYS.get(str(key).replace("_", "").lower())
+        if name is None or raw is None:
+            continue
+        if name == "callback_port":
+            if not isinstance(raw, int) or isinstance(raw, bool) or not 0 < raw < 65536:
+                return f'"oauth.{key}" must be a port number'
+            settings[name] = raw
+        elif name == "scope" and isinstance(raw, list):
+            settings[name] = " ".join(expand(str(s)) for s in raw)
+        else:
+            settings[name] = expand(str(raw))
+    return settings
 
 
 def pick_server(path: str | Path, name: str | None) -> ServerSpec:

@@ -1,0 +1,135 @@
+"""Signing in to a real protected server: tests/servers/oauth_sdk.py, the official SDK's resource server
+and authorization server (auto-approving, short-lived tokens), driven through the `mcpx` console script.
+
+Each test has its own data directory (tests/conftest.py), so each starts signed out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from call_harness import mcpx
+from http_servers import SERVERS, Server, free_port, running
+
+LIFETIME = 3.0
+
+
+def _launch(*flags: str) -> Iterator[Server]:
+    port = free_port()
+    server = Server.launch(
+        [sys.executable, str(SERVERS / "oauth_sdk.py"), "--port", str(port), "--token-lifetime", str(LIFETIME),
+         *flags],
+        port,
+    )  # fmt: skip
+    with running(server):
+        yield server
+
+
+@pytest.fixture(scope="module")
+def protected() -> Iterator[Server]:
+    yield from _launch()
+
+
+def stats(url: str) -> dict[str, int]:
+    run = mcpx("call", url, "--method", "tools/call", "--tool-name", "stats", "--format", "json")
+    assert run.returncode == 0, str(run)
+    counts: dict[str, int] = run.result()["structuredContent"]
+    return counts
+
+
+def stored() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((Path(os.environ["MCPX_DATA_DIR"]) / "oauth.json").read_text())
+    return data
+
+
+def secrets_in_store() -> list[str]:
+    data = stored()
+    values = [t.get(k) for t in data.get("tokens", {}).values() for k in ("access_token", "refresh_token")]
+    values += [c.get("client_secret") for c in data.get("clients", {}).values()]
+    return [v for v in values if isinstance(v, str) and v]
+
+
+def test_sign_in_then_reuse_refresh_token_and_logout(protected: Server) -> None:
+    url = protected.url()
+    first = mcpx("call", url, "--method", "tools/call", "--tool-name", "whoami", "--oauth-non-interactive")
+    assert first.returncode == 0, str(first)
+    assert "signed in" in first.stdout
+    assert (Path(os.environ["MCPX_DATA_DIR"]) / "oauth.json").stat().st_mode & 0o777 == 0o600
+    before = stats(url)  # a second run: no browser flag, so it must reuse the stored token
+    again = stats(url)
+    assert again["authorizations"] == before["authorizations"]
+    assert again["code_exchanges"] == before["code_exchanges"]
+
+    time.sleep(LIFETIME + 0.5)
+    after = stats(url)
+    assert after["refreshes"] > again["refreshes"], "an expired token is refreshed"
+    assert after["authorizations"] == before["authorizations"], "refreshing needs no new authorization"
+
+    status = mcpx("auth", "status", url, "--format", "json")
+    assert status.returncode == 0, str(status)
+    (server,) = json.loads(status.stdout)["servers"]
+    assert server["issuer"] == f"http://127.0.0.1:{protected.port}"
+    assert server["client"] == "dynamic" and server["refresh_token"] is True
+    assert "read" in server["scopes"]
+    assert not any(secret in status.stdout for secret in secrets_in_store())
+
+    token = mcpx("auth", "token", url)
+    assert token.returncode == 0, str(token)
+    assert token.stdout.strip() == stored()["tokens"][url]["access_token"]
+
+    out = mcpx("auth", "logout", url)
+    assert out.returncode == 0, str(out)
+    assert "revoked at" in out.stdout
+    gone = mcpx("auth", "status", url)
+    assert gone.returncode == 3 and "not signed in" in gone.stdout
+
+
+def test_step_up_on_insufficient_scope(protected: Server) -> None:
+    run = mcpx(
+        "call", protected.url(), "--method", "tools/call", "--tool-name", "admin_action",
+        "--oauth-non-interactive", "--traffic",
+    )  # fmt: skip
+    assert run.returncode == 0, str(run)
+    assert "admin done" in run.stdout
+    assert any("HTTP 403" in line for line in run.traffic())
+    assert any("authorization request" in line and "read admin" in line for line in run.traffic())
+
+
+def test_no_secret_in_clear_in_traffic_or_recording(protected: Server, tmp_path: Path) -> None:
+    recording = tmp_path / "session.jsonl"
+    run = mcpx(
+        "call", protected.url(), "--method", "tools/call", "--tool-name", "whoami",
+        "--oauth-non-interactive", "--traffic", "--record", str(recording),
+    )  # fmt: skip
+    assert run.returncode == 0, str(run)
+    secrets = secrets_in_store()
+    assert secrets, "the sign-in stored tokens"
+    saved = recording.read_text()
+    for secret in secrets:
+        assert secret not in run.stderr and secret not in saved
+    shown = run.stderr + saved
+    assert "code=" in shown, "the redirect with its code is in the traffic"
+    assert not re.search(r"[?&]code=(?!••••)", shown), "authorization codes are masked"
+    assert not re.search(r"code_verifier=(?!••••)", shown)
+
+
+@pytest.fixture(scope="module")
+def wrong_state() -> Iterator[Server]:
+    yield from _launch("--wrong-state")
+
+
+def test_a_wrong_state_stops_the_sign_in(wrong_state: Server) -> None:
+    run = mcpx(
+        "call", wrong_state.url(), "--method", "tools/list", "--oauth-non-interactive", "--format", "json",
+    )  # fmt: skip
+    error = run.failure(3, "auth_failed")
+    assert error["step"] == "authorization response"
+    assert "state" in error["message"]
