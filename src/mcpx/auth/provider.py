@@ -107,22 +107,50 @@ class McpOAuth(httpx.Auth):
             if step_up and (challenge is None or challenge.error != "insufficient_scope"):
                 break  # a plain 403 is a refusal, not a question of scopes
             sent = request.headers.get("authorization")
-            async with self._lock:
-                current = self._bearer()
-                if current is not None and current != sent and not step_up:
-                    pass  # another request signed in meanwhile
-                elif await self._newer_in_store(sent) and not step_up:
-                    pass  # another process did
-                elif not step_up and not refreshed and self._refresh_token():
-                    refreshed = True
-                    if not await self._refresh_quietly():
-                        await self.sign_in(challenge)
-                        sign_ins += 1
-                else:
-                    await self.sign_in(challenge, step_up=step_up)
-                    sign_ins += 1
+            try:
+                refreshed, signed = await self._answer(challenge, sent, step_up, refreshed)
+            except AuthFailedError as exc:
+                raise self._explained(exc, response) from None
+            sign_ins += signed
             self._apply(request, self._bearer_token())
             response = yield request
+
+    async def _answer(
+        self, challenge: Challenge | None, sent: str | None, step_up: bool, refreshed: bool
+    ) -> tuple[bool, int]:
+        """Refresh or sign in for a 401/403 (once per request for each); (refreshed, sign-ins made)."""
+        sign_ins = 0
+        async with self._lock:
+            current = self._bearer()
+            if current is not None and current != sent and not step_up:
+                pass  # another request signed in meanwhile
+            elif await self._newer_in_store(sent) and not step_up:
+                pass  # another process did
+            elif not step_up and not refreshed and self._refresh_token():
+                refreshed = True
+                if not await self._refresh_quietly():
+                    await self.sign_in(challenge)
+                    sign_ins += 1
+            else:
+                await self.sign_in(challenge, step_up=step_up)
+                sign_ins += 1
+        return refreshed, sign_ins
+
+    def _explained(self, exc: AuthFailedError, response: httpx.Response) -> AuthFailedError:
+        """The failure with what the server asked for; a guess at 2025-03-26 endpoints says it was one."""
+        header = response.headers.get("www-authenticate")
+        found = self.discovery
+        if found is not None and found.legacy and found.as_metadata_url is None:
+            exc.message += (
+                f" ({self.server_url} publishes no OAuth metadata, so mcpx tried the 2025-03-26 default "
+                "endpoints; if it takes a static token, use --bearer or --header)"
+            )
+        if header:
+            exc.message += f"; the server asked: WWW-Authenticate: {header}"
+        exc.args = (exc.message,)
+        exc.details.setdefault("www_authenticate", header)
+        exc.details.setdefault("status", response.status_code)
+        return exc
 
     def _apply(self, request: httpx.Request, token: str | None) -> None:
         if token:
