@@ -28,6 +28,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from mcpx.errors import McpxError
+from mcpx.tui.call_history import CallHistory, open_tool_call
 from mcpx.tui.commands import InspectCommands
 from mcpx.tui.connection import Connection, Connector, spec_connector
 from mcpx.tui.death_banner import DeathBanner
@@ -122,6 +123,8 @@ class InspectApp(App[int]):
             with TabbedContent(id="side"):
                 with TabPane("Detail", id="detail-tab"):
                     yield ItemDetail(id="detail")
+                with TabPane("History", id="history-tab"):
+                    yield CallHistory(id="history").data_bind(InspectApp.session)
                 with TabPane("Info", id="info-tab"):
                     yield Lazy(InfoView(id="info").data_bind(info=InspectApp.server_info))
         # the traffic panel mounts right after the first paint: the tool list shows sooner (a cold start
@@ -190,6 +193,23 @@ class InspectApp(App[int]):
             detail.selection = (event.kind, event.item)
         for side in self.query("#side").results(TabbedContent):
             side.active = "detail-tab"
+
+    def on_tool_call_panel_call_finished(self, event: Any) -> None:
+        """`ToolCallPanel.CallFinished`: the call goes into the session's history."""
+        for history in self.query(CallHistory):
+            history.record(event.tool_name, event.arguments, event.result_or_error, event.latency, event.size)
+
+    @on(CallHistory.CallRequested)
+    def _call_requested(self, event: CallHistory.CallRequested) -> None:
+        self.request_tool_call(event.tool, event.arguments, run=event.run)
+
+    def request_tool_call(self, tool: str, arguments: dict[str, Any], *, run: bool) -> None:
+        """Open the tool's form with `arguments` in it, and call it when `run`."""
+        if run and self.refuse_if_read_only("Not called"):
+            return
+        self.run_worker(
+            open_tool_call(self, tool, arguments, run=run), name=tool, group="requests", exit_on_error=False
+        )
 
     @on(EventListView.EventOpened)
     def _event_opened(self, event: EventListView.EventOpened) -> None:

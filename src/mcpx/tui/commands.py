@@ -36,6 +36,25 @@ class InspectCommands(Provider):
             ("Toggle follow mode", app.action_toggle_follow, "Stick the traffic log to the newest event"),
             ("Show server info", app.action_show_info, "Instructions, capabilities, handshake, process"),
         ]
+        from mcpx.tui.call_history import saved_calls_of
+
+        saved = saved_calls_of(app)
+        for call in reversed(saved.calls if saved is not None else []):
+            arguments = dict(call.arguments)
+            commands.append(
+                (
+                    f"Re-run saved call: {call.title}",
+                    partial(app.request_tool_call, call.tool, arguments, run=True),
+                    f"Call {call.tool} again with the saved arguments",
+                )
+            )
+            commands.append(
+                (
+                    f"Load saved call: {call.title}",
+                    partial(app.request_tool_call, call.tool, arguments, run=False),
+                    f"Open {call.tool} with the saved arguments in its form",
+                )
+            )
         for level in LOG_LEVELS:
             commands.append(
                 (
