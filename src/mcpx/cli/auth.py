@@ -43,10 +43,12 @@ def _provider(url: str, flags: o.OAuthFlags, traffic: bool) -> Any:
     log = TrafficLog()
     if traffic:
         TrafficPrinter(log).attach()
-    return McpOAuth(url, log, flags.settings())
+    from mcpx.cli.output import show_sign_in
+
+    return McpOAuth(url, log, flags.settings(), show=show_sign_in)
 
 
-async def _connect(provider: Any, timeout: float = 120.0) -> None:
+async def _connect(provider: Any, timeout: float = 600.0) -> None:
     """Open a connection to the server through `provider` (a 401 on the way signs in), then close."""
     from mcpx.protocol.auto import make_era
     from mcpx.protocol.client import Client

@@ -160,8 +160,9 @@ class ConnectionOptions:
         if any(name.lower() == "authorization" for name in spec.headers):
             return spec  # --bearer / --header: the user's credentials, not mcpx's sign-in
         from mcpx.auth import oauth_for
+        from mcpx.cli.output import show_sign_in
 
-        spec.auth = oauth_for(spec.url, self.oauth.settings(spec.oauth))
+        spec.auth = oauth_for(spec.url, self.oauth.settings(spec.oauth), show=show_sign_in)
         return spec
 
     @property

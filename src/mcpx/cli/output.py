@@ -59,3 +59,18 @@ class TrafficPrinter:
         for flag in event.flags:
             line += f"\n{when} ! {flag}"
         self.stream.write(line + "\n")
+
+
+def show_sign_in(text: str) -> None:
+    """A sign-in message on stderr; an address on a line of its own is also offered to the terminal's
+    clipboard (OSC 52, which terminals that allow it honour, over SSH too)."""
+    import base64
+
+    print(text, file=sys.stderr, flush=True)
+    if not sys.stderr.isatty():
+        return
+    for line in text.splitlines():
+        if line.startswith(("http://", "https://")):
+            encoded = base64.b64encode(line.encode()).decode()
+            sys.stderr.write(f"\x1b]52;c;{encoded}\x07")
+            sys.stderr.flush()
