@@ -122,6 +122,9 @@ class Script:
             "logging/setLevel": 0.004,
         }
     )
+    #: tools/call results by tool name, resources/read results by URI (others get an error)
+    calls: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reads: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: frames (raw text) the server sends right after `notifications/initialized`
     after_initialized: list[str] = field(default_factory=list)
     stderr_at_start: list[str] = field(
@@ -159,6 +162,16 @@ class Script:
             result = {key: items}
         elif method in ("ping", "logging/setLevel"):
             result = {}
+        elif method in ("tools/call", "resources/read") and isinstance(request.params, dict):
+            key = request.params.get("name") if method == "tools/call" else request.params.get("uri")
+            table = self.calls if method == "tools/call" else self.reads
+            if key not in table:
+                return {
+                    "jsonrpc": "2.0",
+                    "id": request.id,
+                    "error": {"code": -32602, "message": f"Unknown: {key}"},
+                }, delay
+            result = table[key]
         else:
             return {
                 "jsonrpc": "2.0",

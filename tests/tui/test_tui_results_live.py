@@ -5,24 +5,32 @@ Every wait is on a condition (a widget appearing, a worker finishing), never a f
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from scripted import wait_for
-from textual.widgets import Button, Input, OptionList, TabbedContent
+from textual.widgets import Button, Input, OptionList, Static, TabbedContent
 
+from mcpx.schema.output import output_mismatches
 from mcpx.transports.spec import resolve_target
 from mcpx.tui.app import InspectApp, make_app
 from mcpx.tui.argument_field import ArgumentField
-from mcpx.tui.content_view import ContentBlockView, ReadResultView, ResourceContentsView
+from mcpx.tui.call_history import CallHistory
+from mcpx.tui.commands import InspectCommands
+from mcpx.tui.content_view import ContentBlockView, MediaBody, ReadResultView, ResourceContentsView
 from mcpx.tui.item_detail import ItemDetail
+from mcpx.tui.json_tree import JsonTree
 from mcpx.tui.prompt_panel import PromptMessagesView, PromptPanel
+from mcpx.tui.result_view import ResultView
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.template_panel import TemplatePanel
+from mcpx.workspace.saved_calls import SavedCalls
 
 ROOT = Path(__file__).resolve().parents[2]
 EVERYTHING = ROOT / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+CHECK_SERVER = ROOT / "tests" / "servers" / "check_server.py"
 SIZE = (140, 50)
 CONNECT = 30.0
 
@@ -108,3 +116,58 @@ async def test_prompt_with_completion_context_and_embedded_resource() -> None:
         assert kinds == ["text", "resource"]
         await wait_for(pilot, lambda: bool(panel.query(ResourceContentsView)))
         assert panel.query_one(ResourceContentsView).contents["uri"].endswith("/text/2")
+
+
+async def history_call(pilot: Any, app: InspectApp, tool: str, arguments: dict[str, Any]) -> ResultView:
+    """Call `tool` on the live server, record it in the History tab, and return its result view there."""
+    assert app.client is not None
+    started = app.clock()
+    result = await app.client.call_tool(tool, arguments)
+    history = app.query_one(CallHistory)
+    history.record(tool, arguments, result, app.clock() - started, len(str(result.raw)))
+    app.query_one("#side", TabbedContent).active = "history-tab"
+    await wait_for(pilot, lambda: any(v.result is result.raw for v in history.query(ResultView)))
+    return next(v for v in history.query(ResultView) if v.result is result.raw)
+
+
+async def test_results_from_server_everything(tmp_path: Path) -> None:
+    app = everything_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.catalog.tools is not None, CONNECT)
+        view = await history_call(pilot, app, "get-structured-content", {"location": "Chicago"})
+        await wait_for(pilot, lambda: bool(view.query("#result-conforms")))
+        assert not view.query("#result-mismatches") and view.query(JsonTree)
+
+        view = await history_call(pilot, app, "get-tiny-image", {})
+        await wait_for(pilot, lambda: bool(view.query(MediaBody)))
+        media = view.query_one(MediaBody)
+        assert (media.info.sniffed, media.info.width, media.info.height) == ("image/png", 20, 20)
+        await wait_for(pilot, lambda: bool(media.query(".media-preview")))  # a 20×20 PNG is cheap to draw
+
+        view = await history_call(pilot, app, "get-resource-links", {"count": 2})
+        await wait_for(pilot, lambda: len(view.query(".open-link")) == 2)
+        link = view.query(ContentBlockView).filter(".-resource-link").first()
+        link.query_one(".open-link", Button).press()
+        await wait_for(pilot, lambda: bool(link.query(ResourceContentsView)))
+        assert link.query_one(ResourceContentsView).contents["uri"] == link.block["uri"]
+
+        # save the highlighted call (the last one): it persists per server and shows in the palette
+        history = app.query_one(CallHistory)
+        history.query_one("#history-save", Button).press()
+        await wait_for(pilot, lambda: history.saved is not None and len(history.saved.calls) == 1)
+        assert SavedCalls.load("mcp-servers/everything").calls[0].arguments == {"count": 2}
+        names = [name for name, _, _ in InspectCommands(app.screen).commands()]
+        assert 'Re-run saved call: get-resource-links {"count": 2}' in names
+
+
+async def test_structured_content_mismatch_is_shown_field_by_field() -> None:
+    spec = resolve_target(sys.executable, [str(CHECK_SERVER), "bad-structured"])
+    app = make_app(spec, settings=InspectSettings(protocol_era="legacy", timeout=30.0))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.catalog.tools is not None, CONNECT)
+        view = await history_call(pilot, app, "add", {"a": 1, "b": 2})
+        await wait_for(pilot, lambda: bool(view.query("#result-mismatches")))
+        assert "1 mismatch" in str(view.query_one("#result-mismatches", Static).render())
+        assert output_mismatches(view.tool["outputSchema"], view.result["structuredContent"]) == [
+            ("$.sum", "'3' is not of type 'integer'")
+        ]

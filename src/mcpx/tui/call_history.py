@@ -116,6 +116,7 @@ form, **s** saves it for this server (kept across sessions; also in the command 
         self.calls: list[CallRecord] = []
         self.saved: SavedCalls | None = None
         self._rows: list[CallRecord | SavedCall | None] = []
+        self._shown_row: CallRecord | SavedCall | None = None
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="history-list")
@@ -218,8 +219,9 @@ form, **s** saves it for this server (kept across sessions; also in the command 
 
     def _show(self, row: CallRecord | SavedCall | None) -> None:
         detail = child(self, "#history-detail", VerticalScroll)
-        if detail is None:
+        if detail is None or (row is not None and row is self._shown_row):
             return
+        self._shown_row = row
         detail.remove_children()
         for button_id, enabled in (
             ("#history-rerun", row is not None),
