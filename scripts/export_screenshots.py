@@ -2,7 +2,9 @@
 
 They come from the same scripted sessions as the snapshot tests (tests/tui/scripted.py: an in-memory
 server on a virtual clock), so they are the same on every machine and every run — except `demo`, which
-is `mcpx demo` itself: the real demo server, so its timings are this machine's.
+is `mcpx demo` itself: the real demo server, so its timings are this machine's. `replay` is `mcpx replay`
+on the recording the replay snapshot test opens (tests/tui/recordings/record_server.mcpx.jsonl), the
+scrubber at the first tool call's answer.
 
     python scripts/export_screenshots.py              # all of them, into screenshots/
     python scripts/export_screenshots.py --size 140x42 --out /tmp/shots
@@ -148,23 +150,48 @@ WORKSPACE_SHOTS = {
 }
 
 
+async def shoot_replay(size: tuple[int, int], out: Path) -> Path:
+    """`mcpx replay FILE`: a recording of a real session, read-only, the scrubber mid-way."""
+    from mcpx.tui.replay_app import make_replay_app
+    from mcpx.tui.settings import InspectSettings
+
+    recording = ROOT / "tests" / "tui" / "recordings" / "record_server.mcpx.jsonl"
+    app = make_replay_app(recording, settings=InspectSettings())
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: not app.loading and bool(app.query("#traffic")))
+        length = len(app.traffic)
+        await wait_for(pilot, lambda: all(view._scanned == length for view in app.panel.views()))
+        answer = next(e.seq for e in app.traffic if e.method == "tools/call" and e.direction == "in")
+        await pilot.press("less_than_sign", *["full_stop"] * answer)
+        await wait_for(pilot, lambda: app.moment == answer)
+        await pilot.press("b", "down")
+        await wait_for(pilot, lambda: not app.panel.counts_pending)
+        await quiet(pilot)
+        path = out / "replay.svg"
+        path.write_text(app.export_screenshot(title="mcpx replay — a recording, read-only"), "utf-8")
+    return path
+
+
+EXTRA = {"demo": shoot_demo, "replay": shoot_replay}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--size", default="120x40", help="COLUMNSxROWS (default 120x40)")
     parser.add_argument("--out", default=str(ROOT / "screenshots"))
-    parser.add_argument("names", nargs="*", help=f"some of: {', '.join([*SHOTS, *WORKSPACE_SHOTS])}, demo")
+    parser.add_argument("names", nargs="*", help=f"some of: {', '.join([*SHOTS, *WORKSPACE_SHOTS, *EXTRA])}")
     args = parser.parse_args()
     columns, rows = (int(n) for n in args.size.lower().split("x"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
-    for name in args.names or [*SHOTS, *WORKSPACE_SHOTS, "demo"]:
+    for name in args.names or [*SHOTS, *WORKSPACE_SHOTS, *EXTRA]:
         if name in WORKSPACE_SHOTS:
             path = asyncio.run(shoot_workspace(name, WORKSPACE_SHOTS[name], (columns, rows), out))
-        elif name == "demo":
-            path = asyncio.run(shoot_demo((columns, rows), out))
+        elif name in EXTRA:
+            path = asyncio.run(EXTRA[name]((columns, rows), out))
         else:
             path = asyncio.run(shoot(name, SHOTS[name], (columns, rows), out))
         print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from scripted import wait_for
+from scripted import quiet, wait_for
 from textual.app import App
 from textual.content import Content
+from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 from typer.testing import CliRunner
 
@@ -34,6 +35,7 @@ from mcpx.wire.traffic import TrafficLog
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "tests" / "servers" / "record_server.py"
+RECORDED = ROOT / "tests" / "tui" / "recordings" / "record_server.mcpx.jsonl"
 SIZE = (120, 40)
 CONNECT = 30.0  # seconds a loaded machine may need to start an SDK server
 
@@ -95,7 +97,7 @@ async def test_replay_steps_through_the_session(recording: Path) -> None:
     app = make_replay_app(recording, settings=InspectSettings())
     notes = notes_of(app)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: not app.loading and bool(app.query("#traffic-panel")))
+        await wait_for(pilot, lambda: not app.loading and bool(app.query("#traffic")))
         # the whole session at first: the mark, the catalogue as last listed, the handshake
         assert app.read_only and app.query_one(HeaderBar).read_only
         assert "RECORDING — read-only" in str(app.query_one(HeaderBar).render())
@@ -109,7 +111,7 @@ async def test_replay_steps_through_the_session(recording: Path) -> None:
         assert app.session.state == "closed"  # mcpx stopped the server at the end, as expected
 
         # the start: nothing opened, nothing listed
-        await pilot.press("left_curly_bracket")
+        await pilot.press("less_than_sign")
         await wait_for(pilot, lambda: app.moment == 0)
         assert app.session.state == "connecting" and app.server_info is None
         assert app.catalog.tools is None and "not opened yet" in app.catalog.unavailable["tools"]
@@ -118,16 +120,16 @@ async def test_replay_steps_through_the_session(recording: Path) -> None:
         # step event by event up to the tools/list answer: the browser fills at that moment, not before
         listed = seq_of(app, "tools/list")
         for _ in range(listed - 1):
-            await pilot.press("right_square_bracket")
+            await pilot.press("full_stop")
         await wait_for(pilot, lambda: app.moment == listed - 1)
         assert app.session.state == "connected" and app.catalog.tools is None
         assert "Not listed yet" in app.catalog.unavailable["tools"]
         tools = app.query_one("#tools-list", OptionList)
-        await pilot.press("right_square_bracket")
+        await pilot.press("full_stop")
         await wait_for(pilot, lambda: app.moment == listed and app.catalog.tools is not None)
         await wait_for(pilot, lambda: tools.option_count == 7)
         assert app.catalog.resources is None  # listed right after: not yet at this moment
-        await pilot.press("left_square_bracket")
+        await pilot.press("comma")
         await wait_for(pilot, lambda: app.catalog.tools is None)
 
         # jump to the event highlighted in the traffic log (g)
@@ -144,7 +146,7 @@ async def test_replay_steps_through_the_session(recording: Path) -> None:
         await wait_for(pilot, lambda: calls.calls == (echo.seq,))
         body = text_of(calls.query_one("#call-result-body", Static))
         assert "Not answered at this moment" in body
-        await pilot.press("right_curly_bracket")
+        await pilot.press("greater_than_sign")
         await wait_for(pilot, lambda: app.moment == len(app.traffic) - 1)
         await wait_for(pilot, lambda: len(calls.calls) == 8)  # 6 tool calls, a read, a prompt
         calls.query_one("#calls-list", OptionList).highlighted = 0
@@ -190,7 +192,7 @@ async def test_a_cut_off_recording_shows_every_complete_line_and_says_so(
     app = make_replay_app(cut, settings=InspectSettings())
     notes = notes_of(app)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: not app.loading and bool(app.query("#traffic-panel")))
+        await wait_for(pilot, lambda: not app.loading and bool(app.query("#traffic")))
         assert len(app.traffic) == complete
         banner = app.query_one("#recording-problems", Static)
         assert banner.has_class("-visible")
@@ -279,3 +281,28 @@ def test_inspect_passes_its_recording_flags_to_the_tui(
     monkeypatch.delenv("MCPX_RECORD_DIR")
     result = runner.invoke(cli, ["inspect", str(SERVER), "--record", str(tmp_path / "nope" / "x.jsonl")])
     assert result.exit_code == 1 and "does not exist" in result.output
+
+
+async def replay_settled(pilot: Pilot[Any], app: ReplayApp) -> None:
+    """Every event read, every view caught up, tab counts and underlines settled."""
+    await wait_for(pilot, lambda: not app.loading and bool(app.query("#traffic")))
+    length = len(app.traffic)
+    await wait_for(pilot, lambda: all(view._scanned == length for view in app.panel.views()))
+    await wait_for(pilot, lambda: not app.panel.counts_pending)
+    await quiet(pilot)
+
+
+def test_replay_screen(snap_compare: Any) -> None:
+    """A committed recording of record_server.py (its paths made neutral), at the first tool call's answer."""
+    app = make_replay_app(RECORDED, settings=InspectSettings())
+    app.animation_level = "none"
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await replay_settled(pilot, app)
+        answer = next(e.seq for e in app.traffic if e.method == "tools/call" and e.direction == "in")
+        await pilot.press("less_than_sign", *["full_stop"] * answer)
+        await wait_for(pilot, lambda: app.moment == answer)
+        await pilot.press("b", "down")
+        await quiet(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

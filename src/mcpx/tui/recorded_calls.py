@@ -7,6 +7,7 @@ one — its params and its result or error, or "not answered yet" when the answe
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
@@ -16,6 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -40,39 +42,58 @@ up to the scrubber's moment, with what came back. A call answered after the mome
 yet. **↑/↓** pick a call; its params and its result (or error) show below.
 """
 
-    calls: reactive[tuple[int, ...]] = reactive((), init=False)
-    """Sequence numbers of the calls sent by the moment (set by the app)."""
     moment: reactive[int] = reactive(0, init=False)
-    """The scrubber's moment: answers after it are not shown."""
+    """The scrubber's moment: calls sent after it, and answers that came after it, are not shown."""
 
-    def __init__(self, traffic: TrafficLog, *, id: str | None = None) -> None:
+    def __init__(
+        self, traffic: TrafficLog, calls_until: Callable[[int], Sequence[int]], *, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.traffic = traffic
+        #: the sequence numbers of the calls sent by a moment (the app's timeline answers)
+        self.calls_until = calls_until
         self._shown: list[int] = []
+        self._stale = True
+        self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="calls-list")
         with VerticalScroll(id="call-result"):
             yield Static("", id="call-result-body")
 
-    def on_mount(self) -> None:
-        self._refresh()
-
-    def watch_calls(self) -> None:
-        self._refresh()
+    @property
+    def calls(self) -> tuple[int, ...]:
+        """The calls sent by the moment."""
+        return tuple(self.calls_until(self.moment))
 
     def watch_moment(self) -> None:
-        self._refresh()
+        # rebuilt when shown, and while a long recording is read (the moment follows its end many times
+        # a second) at most ten times a second
+        self._stale = True
+        if not (self.is_mounted and self.region.area):
+            return
+        if getattr(self.app, "loading", False):
+            if self._timer is None:
+                self._timer = self.set_timer(0.1, self._refresh)
+        else:
+            self._refresh()
+
+    def on_show(self) -> None:
+        if self._stale:
+            self._refresh()
 
     def _answer(self, request: TrafficEvent) -> TrafficEvent | None:
         response = self.traffic.find_response(request)
         return response if response is not None and response.seq <= self.moment else None
 
     def _refresh(self) -> None:
-        if not self.is_mounted:
-            return
+        self._stale = False
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
         options = self.query_one("#calls-list", OptionList)
-        shown = list(self.calls[-SHOWN:])
+        calls = self.calls_until(self.moment)
+        shown = list(calls[-SHOWN:])
         previous = options.highlighted
         # the user's pick stays highlighted; the newest call stays highlighted as newer ones come in
         keep = None

@@ -13,12 +13,13 @@ that could not be read (a cut-off last line, junk) are named in a banner; every 
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
@@ -34,13 +35,14 @@ from mcpx.tui.recorded_calls import RecordedCalls
 from mcpx.tui.replay_state import catalog_at, server_info_at, session_at
 from mcpx.tui.scrubber import Scrubber
 from mcpx.tui.settings import InspectSettings
+from mcpx.tui.traffic_view import TrafficView
 
 if TYPE_CHECKING:
     from mcpx.record.reader import Recording
 
 #: events read before the first screen, and per step of the `recording` worker afterwards
 FIRST_EVENTS = 500
-BATCH = 2_000
+BATCH = 1_000
 
 
 class ReplayApp(InspectApp):
@@ -48,13 +50,13 @@ class ReplayApp(InspectApp):
 
     TITLE = "mcpx replay"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left_square_bracket", "step(-1)", "Back", id="replay-back", tooltip="One event back"),
-        Binding("right_square_bracket", "step(1)", "Fwd", id="replay-forward", tooltip="One event forward"),
+        Binding("comma", "step(-1)", "Back", id="replay-back", tooltip="One event back"),
+        Binding("full_stop", "step(1)", "Fwd", id="replay-forward", tooltip="One event forward"),
         Binding(
-            "left_curly_bracket", "jump(0)", "Start", show=False, id="replay-start", tooltip="The first event"
+            "less_than_sign", "jump(0)", "Start", show=False, id="replay-start", tooltip="The first event"
         ),
         Binding(
-            "right_curly_bracket", "jump(-1)", "End", show=False, id="replay-end", tooltip="The last event"
+            "greater_than_sign", "jump(-1)", "End", show=False, id="replay-end", tooltip="The last event"
         ),
         Binding("g", "go_highlighted", "Go to", id="replay-go", tooltip="The event highlighted in the log"),
         Binding(
@@ -104,21 +106,32 @@ class ReplayApp(InspectApp):
             if isinstance(widget, HeaderBar):
                 yield Static("", id="recording-problems")
 
-    @on(events.Mount)
-    async def _mounted(self) -> None:
-        side = self.query_one("#side", TabbedContent)
-        calls = RecordedCalls(self.traffic, id="recorded-calls")
-        await side.add_pane(TabPane("Calls", calls, id="calls-tab"))
+    def on_mount(self) -> None:
         self._show(self.moment)
         self._show_problems()
+        # after the first paint: the Calls tab, and reading the rest (the first screen waits for neither)
+        self.call_after_refresh(self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        side = self.query_one("#side", TabbedContent)
+        side.add_pane(
+            TabPane(
+                "Calls",
+                RecordedCalls(self.traffic, self.timeline.calls_until, id="recorded-calls"),
+                id="calls-tab",
+            )
+        )
         if not self.loader.done:
             self.run_worker(self._read_rest(), name="recording", group="recording", exit_on_error=False)
 
     async def _read_rest(self) -> None:
         loader = self.loader
         while loader.load(BATCH):
+            # the events live as long as the app: keep the cyclic collector off them (a full collection
+            # over 100,000 events stalls the screen for half a second; see InspectApp._tick)
+            gc.freeze()
             self._took_in()
-            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # the screen stays usable while the rest is read
         self._took_in()
         self.loading = False
         self._show_problems()
@@ -152,7 +165,6 @@ class ReplayApp(InspectApp):
             for detail in self.query(ItemDetail):  # the browser selects again from what is listed now
                 detail.selection = None
         for calls in self.query(RecordedCalls):
-            calls.calls = tuple(timeline.calls_until(seq))
             calls.moment = seq
 
     def move_to(self, seq: int, *, show_in_log: bool = True) -> None:
@@ -160,8 +172,9 @@ class ReplayApp(InspectApp):
         seq = min(max(seq, 0), max(len(self.traffic) - 1, 0))
         self.pinned = seq < len(self.traffic) - 1 or not self.loading
         self.moment = seq
-        if show_in_log and self.query("#traffic-panel"):
-            self.panel.traffic_view.select_seq(seq)
+        log = self._traffic_view()
+        if show_in_log and log is not None:
+            log.select_seq(seq)
 
     @on(Scrubber.Moved)
     def _scrubbed(self, event: Scrubber.Moved) -> None:
@@ -175,15 +188,22 @@ class ReplayApp(InspectApp):
 
     def action_go_highlighted(self) -> None:
         view = self.focused if isinstance(self.focused, EventListView) else None
-        if view is None and self.query("#traffic-panel"):
-            view = self.panel.traffic_view
+        if view is None:
+            view = self._traffic_view()
         event = view.event_at_cursor() if view is not None else None
         if event is None:
             self.notify("Highlight an event in the traffic log first (t, then ↑/↓).", severity="warning")
             return
         self.move_to(event.seq, show_in_log=False)
 
+    def _traffic_view(self) -> TrafficView | None:
+        """The traffic log, once the panel (mounted after the first paint) has composed it."""
+        views = self.query("#traffic").results(TrafficView)
+        return next(views, None)
+
     def action_show_calls(self) -> None:
+        if not self.query("#calls-tab"):  # mounted just after the first paint
+            return
         self.query_one("#side", TabbedContent).active = "calls-tab"
         self.query_one("#calls-list").focus()
 

@@ -3,7 +3,7 @@
 Two lines: the moment (event number, time since the start, what the event was) and a bar over the whole
 recording with a knob at the moment. The position comes down from the app (`position`, `total`,
 `loading`); the user's moves go up as `Scrubber.Moved` (keys while it has focus, a click on the bar).
-The app has the same moves on keys that work everywhere (`[` `]` `{` `}` and `g`).
+The app has the same moves on keys that work everywhere (`,` `.` `<` `>` and `g`).
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ class Scrubber(Widget, can_focus=True):
 The moment of the recording the screen shows. The browsers, the Info view and the Calls tab show the
 session **as of** the highlighted event: the catalogue as last listed by then, the handshake once it
 happened, the calls made so far. **←/→** step one event, **PgUp/PgDn** 5 %, **Home/End** the start and
-the end; a click on the bar jumps there. From anywhere: **[** and **]** step, **{** and **}** jump to the
-start and end, **g** goes to the event highlighted in the traffic log.
+the end; a click on the bar jumps there. From anywhere: **,** and **.** step, **<** and **>** jump to the
+start and end, **g** goes to the event highlighted in the traffic log, **m** focuses this bar.
 """
     DEFAULT_CSS = """
     Scrubber {

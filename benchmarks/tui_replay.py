@@ -1,0 +1,224 @@
+"""`mcpx replay FILE` on a 100,000-event recording: time to the first screen, and to the whole file read.
+
+The recording is a session written by the real recorder: a spawned process, the handshake, a 40-tool
+`tools/list`, then `tools/call` requests and responses with a stderr line every 50 calls until there are
+--events events (≈ 22 MB at 100,000). Each run starts a fresh interpreter that runs the real CLI
+(`mcpx replay FILE`, stdout on a pseudo-terminal so it opens the TUI) with the app made headless, and
+reports from inside the app:
+
+    first screen  spawn of `mcpx replay` → the first frame composited with the browser's tools and the
+                  scrubber on screen (target < 1 s)
+    log shown     → the traffic panel (mounted right after the first paint) showing its rows
+    all read      → the last event read by the background worker, every view caught up
+    lateness      the event loop's worst delay on a 10 ms ticker while the rest is read (the screen
+                  stays usable meanwhile)
+    step          one `.` (one event on) once everything is read: key → screen painted
+    first screen CPU   the child's CPU time at its first screen (what a loaded machine does not inflate)
+    bare Textual  the floor: a one-widget Textual app, launch → first paint, in the same conditions
+
+    python benchmarks/tui_replay.py [--events 100000] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tui_startup import bare_textual
+
+from mcpx.record.writer import start_recording
+from mcpx.transports.spec import ServerSpec
+from mcpx.wire import Notification, Request, Response
+from mcpx.wire.jsonrpc import encode
+from mcpx.wire.traffic import TrafficLog
+
+CHILD = r"""
+import asyncio, json, sys, time
+from textual.app import App
+import mcpx.tui.app as tui
+
+_run = App.run
+def headless_run(self, *args, **kwargs):
+    kwargs["headless"] = True
+    kwargs.setdefault("size", (160, 45))
+    return _run(self, *args, **kwargs)
+App.run = headless_run
+
+def say(**facts):
+    sys.stderr.write(json.dumps(facts) + "\n")
+    sys.stderr.flush()
+
+from textual.screen import Screen
+from textual.widgets import OptionList
+_refresh = Screen._compositor_refresh
+FIRST = {}
+def compositor_refresh(self):
+    _refresh(self)
+    if "t" not in FIRST and self.is_mounted:
+        lists = self.app.query("#tools-list")
+        if lists and lists.first(OptionList).option_count and self.app.query("#scrubber"):
+            FIRST.update(t=time.time(), cpu=time.process_time(), tools=len(self.app.catalog.tools or ()),
+                         events=len(self.app.traffic))
+Screen._compositor_refresh = compositor_refresh
+
+_mounted = tui.InspectApp.on_mount
+def on_mount(self):
+    _mounted(self)
+    async def follow():
+        worst = 0.0
+        last = time.perf_counter()
+        while self.loading or "t" not in FIRST:
+            await asyncio.sleep(0.01)
+            now = time.perf_counter()
+            worst = max(worst, now - last - 0.01)
+            last = now
+        while not self.query("#traffic") or self.query_one("#traffic")._scanned < len(self.traffic):
+            await asyncio.sleep(0.01)
+        shown = time.time()
+        started = time.perf_counter()
+        await self._press_and_paint()
+        step = time.perf_counter() - started
+        say(painted=FIRST["t"], cpu=FIRST["cpu"], tools=FIRST["tools"], events_then=FIRST["events"],
+            all_read=shown, lateness=worst, step=step, events=len(self.traffic), log_shown=self._log_shown)
+        self.exit(0)
+    self.run_worker(follow(), exit_on_error=True)
+    def log_watch():
+        if not hasattr(self, "_log_shown") and self.query("#traffic"):
+            if self.query_one("#traffic").rows:
+                self._log_shown = time.time()
+    self.set_interval(0.005, log_watch)
+tui.InspectApp.on_mount = on_mount
+
+async def press_and_paint(self):
+    done = asyncio.Event()
+    moment = self.moment
+    self.action_step(-1 if moment else 1)
+    self.call_after_refresh(done.set)
+    await done.wait()
+tui.InspectApp._press_and_paint = press_and_paint
+
+from mcpx.cli.main import run
+sys.argv = ["mcpx", "replay", *sys.argv[1:]]
+run()
+"""
+
+
+def make_recording(path: Path, events: int) -> None:
+    log = TrafficLog()
+    recorder = start_recording(path, log, ServerSpec(command=["python", "echo_server.py"]), era="legacy")
+    log.info("spawned python echo_server.py (pid 1)", "process", event="spawned", pid=1)
+
+    def exchange(rid: int, method: str, params: object, result: object) -> None:
+        request = Request(rid, method, params)
+        log.sent(encode(request.to_obj()), request, "stdio")
+        log.received(encode(Response(rid, result).to_obj()).encode(), "stdio")
+
+    exchange(
+        0,
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "mcpx", "version": "0"}},
+        {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {"listChanged": True}},
+            "serverInfo": {"name": "echo-server", "version": "1.0.0"},
+            "instructions": "Echoes.",
+        },
+    )
+    initialized = Notification("notifications/initialized", None)
+    log.sent(encode(initialized.to_obj()), initialized, "stdio")
+    tools = [
+        {
+            "name": f"tool_{i}",
+            "description": f"Tool number {i}.",
+            "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+        }
+        for i in range(40)
+    ]
+    exchange(1, "tools/list", None, {"tools": tools})
+    rid = 1
+    while len(log) < events:
+        rid += 1
+        params = {"name": "tool_1", "arguments": {"text": f"hello {rid}"}}
+        exchange(rid, "tools/call", params, {"content": [{"type": "text", "text": f"hello {rid}"}]})
+        if rid % 50 == 0:
+            log.stderr(f"handled {rid} calls")
+    recorder.close()
+
+
+def one_run(path: Path, env: dict[str, str]) -> dict[str, float]:
+    main, child = os.openpty()  # stdout a terminal: `mcpx replay FILE` opens the TUI only there
+    started = time.time()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD, str(path)],
+            stdout=child,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=300,
+            check=False,
+        )
+    finally:
+        os.close(child)
+        os.close(main)
+    line = next((ln for ln in proc.stderr.splitlines() if ln.startswith('{"painted"')), None)
+    if line is None:
+        raise SystemExit(f"the run failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    data = json.loads(line)
+    assert data["tools"] == 40, data
+    return {
+        "first screen": data["painted"] - started,
+        "first screen CPU": data["cpu"],
+        "log shown": data["log_shown"] - started,
+        "all read": data["all_read"] - started,
+        "lateness": data["lateness"],
+        "step": data["step"],
+        "events": data["events"],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as home:
+        path = Path(home) / "big.mcpx.jsonl"
+        make_recording(path, args.events)
+        size = path.stat().st_size
+        env = {**os.environ, "MCPX_CACHE_DIR": home, "MCPX_CONFIG_DIR": home, "TEXTUAL_ANIMATIONS": "none"}
+        runs = []
+        for _ in range(args.runs):  # interleaved with the floor, so a busy machine hurts both alike
+            runs.append(one_run(path, env))
+            runs[-1]["bare Textual"] = bare_textual(env)
+    print(f"mcpx replay on {runs[0]['events']:,.0f} events ({size / 1e6:.1f} MB), median of {args.runs} runs")
+    for key, unit in (
+        ("first screen", "s"),
+        ("first screen CPU", "s"),
+        ("bare Textual", "s"),
+        ("log shown", "s"),
+        ("all read", "s"),
+        ("lateness", "ms"),
+        ("step", "ms"),
+    ):
+        values = [r[key] * (1000 if unit == "ms" else 1) for r in runs]
+        spread = (
+            f"{min(values):.3f}–{max(values):.3f}" if unit == "s" else f"{min(values):.0f}–{max(values):.0f}"
+        )
+        median = statistics.median(values)
+        shown = f"{median:.3f} {unit}" if unit == "s" else f"{median:.0f} {unit}"
+        print(f"  {key:<16} {shown:>10}   ({spread})")
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
