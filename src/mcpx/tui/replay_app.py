@@ -107,6 +107,9 @@ class ReplayApp(InspectApp):
                 yield Static("", id="recording-problems")
 
     def on_mount(self) -> None:
+        side = self.query_one("#side", TabbedContent)
+        if side.query("#history-tab"):  # this session's calls: a recording makes none
+            side.hide_tab("history-tab")
         self._show(self.moment)
         self._show_problems()
         # after the first paint: the Calls tab, and reading the rest (the first screen waits for neither)
