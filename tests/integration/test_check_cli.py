@@ -91,8 +91,6 @@ def test_a_server_that_cannot_start_exits_4_and_points_at_the_doctor() -> None:
 def test_bad_flags_get_one_sentence() -> None:
     proc = mcpx_check(SERVER, "none", "--format", "yaml")
     assert proc.returncode == 1 and "--format must be text or json" in error_line(proc)["message"]
-    proc = mcpx_check("https://example.com/mcp")
-    assert proc.returncode == 1 and "stdio servers for now" in error_line(proc)["message"]
     proc = mcpx_check(SERVER, "none", "--junit", "/no/such/dir/report.xml")
     assert proc.returncode == 1 and "cannot write the JUnit report" in error_line(proc)["message"]
     proc = mcpx_check(SERVER, "none", "--only", "jsonrpc,nonsense")

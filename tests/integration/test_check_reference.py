@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mcpx.check.context import CheckOptions
-from mcpx.check.model import CheckResult
+from mcpx.check.model import CheckResult, all_checks
 from mcpx.check.report import CheckReport
 from mcpx.check.runner import run_checks
 from mcpx.transports.spec import ServerSpec, resolve_target
@@ -34,6 +34,10 @@ def _by_id(report: CheckReport) -> dict[str, CheckResult]:
 
 def _frames(report: CheckReport, result: CheckResult) -> list[str]:
     return [f["raw"] for f in report.frames(result)]
+
+
+#: the HTTP transport's checks (test_check_http.py runs them): skipped on stdio
+HTTP_ONLY = {c.id for c in all_checks() if "stdio" not in c.transports}
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +62,7 @@ def test_the_python_sdk_passes_every_check_but_its_known_deviations(sdk_report: 
     assert skipped == {
         "catalogue.x-mcp-header": "no tool annotates a property with x-mcp-header",
         "modern.initialize-refusal": "the server answers initialize: it speaks the legacy era too",
+        **{i: "applies to http servers only" for i in HTTP_ONLY},
     }
 
 
@@ -145,6 +150,7 @@ def test_server_everything_passes_every_check_but_its_known_deviations(
         "modern.server-info",
         "modern.initialize-refusal",
         "catalogue.x-mcp-header",
+        *HTTP_ONLY,
     }
     assert "server/discover answered error -32601" in results["modern.discover"].detail
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from mcpx.check.calls import eligible, read_only
 from mcpx.check.context import CheckContext
+from mcpx.check.http_probe import headers_for, http_of, probe
 from mcpx.check.model import Outcome, Skip, broken, check, held
 from mcpx.check.session import Reply, Session, raw_object
 from mcpx.wire import ErrorResponse, JsonId, Malformed, TrafficEvent
@@ -52,6 +53,8 @@ def _unasked(session: Session, since: int, *skip: TrafficEvent | None) -> list[T
 )
 async def parse_error(ctx: CheckContext) -> Outcome:
     session = await ctx.main_session()
+    if http_of(session) is not None:
+        return await _parse_error_http(ctx, session)
     mark = session.mark()
     sent = await session.send_raw(GARBAGE)
     follow = await ctx.harmless(session)
@@ -79,6 +82,25 @@ async def parse_error(ctx: CheckContext) -> Outcome:
     return broken(
         "no answer to a line that was not JSON (expected -32700 with id null)", session.ref(sent), follow.ref
     )
+
+
+async def _parse_error_http(ctx: CheckContext, session: Session) -> Outcome:
+    """Over HTTP the line is a POST body; its answer is the POST's reply (any status)."""
+    sent = await probe(session, GARBAGE, headers_for(session, None, None), timeout=ctx.options.timeout)
+    error = sent.error
+    if sent.failure is not None:
+        return broken(f"a POST whose body is not JSON got {sent.describe()}", sent.ref)
+    if error is None:
+        return broken(
+            f"a POST whose body is not JSON got {sent.describe()}, not -32700 with id null", sent.ref
+        )
+    frame = next(f for f in sent.frames if isinstance(f, dict) and f.get("error") is error)
+    if error.get("code") != -32700:
+        return broken(f"a POST whose body is not JSON got {sent.describe()}, not -32700", sent.ref)
+    if "id" not in frame or frame["id"] is not None:
+        shown = repr(frame["id"]) if "id" in frame else "no id member"
+        return broken(f'the -32700 answer has {shown}; it must be "id": null', sent.ref)
+    return held(f"HTTP {sent.status} with -32700 and id null", sent.ref)
 
 
 @check(
@@ -147,7 +169,8 @@ async def _echoes(ctx: CheckContext, ids: tuple[JsonId, ...]) -> tuple[Session, 
 
 
 def _echo_outcome(session: Session, replies: list[Reply], mark: int) -> Outcome:
-    lost = [r for r in replies if r.response is None]
+    # an error with id null answers the HTTP request, not the id: the id was not echoed
+    lost = [r for r in replies if r.response is None or getattr(r.response.message, "id", None) != r.id]
     if not lost:
         shown = ", ".join(repr(r.id) for r in replies)
         return held(f"echoed {shown}", *(r.ref for r in replies))

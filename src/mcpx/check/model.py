@@ -189,7 +189,7 @@ def check(
 
 def all_checks() -> list[Check]:
     """Every registered check, in report order (groups in their order, then registration order)."""
-    from mcpx.check import behaviour, catalogue, hygiene, lifecycle  # noqa: F401 - they register
+    from mcpx.check import behaviour, catalogue, http_rules, hygiene, lifecycle  # noqa: F401 - they register
 
     order = list(GROUP_TITLES)
     checks = list(_REGISTRY.values())

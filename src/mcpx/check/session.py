@@ -136,6 +136,13 @@ class Session:
             reply.response = self.log[reply.request.response_seq]
             if isinstance(reply.response.message, ErrorResponse):
                 reply.error = reply.response.message
+        elif reply.request is not None and reply.failure is None and reply.result is None:
+            # over HTTP a server may refuse the POST with an error whose id is null (it names no request,
+            # but the HTTP exchange ties it to this one): that error is the answer
+            for event in self.incoming(reply.request.seq):
+                if isinstance(event.message, ErrorResponse) and event.message.id is None:
+                    reply.response, reply.error = event, event.message
+                    break
         return reply
 
     async def send_raw(self, text: str) -> TrafficEvent:
