@@ -17,7 +17,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -71,6 +71,7 @@ class McpOAuth(httpx.Auth):
         *,
         store: TokenStore | None = None,
         show: Callable[[str], None] | None = None,
+        paste: Callable[[], Awaitable[Redirect | None]] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.server_url = server_url
@@ -79,7 +80,10 @@ class McpOAuth(httpx.Auth):
         self.traffic = traffic
         self.settings = settings or OAuthSettings()
         self.store = store or TokenStore()
+        #: tells the user where to sign in (the CLI: stderr; the TUI: its sign-in screen)
         self.show = show or _stderr
+        #: the address the user's browser was sent to, when it cannot reach the loopback port
+        self.paste = paste or paste_from_terminal
         self._inner = transport
         self._token: dict[str, Any] | None = None
         self._loaded = False
@@ -379,7 +383,7 @@ class McpOAuth(httpx.Auth):
             "Waiting for the redirect to "
             f"{loopback.redirect_uri} (if your browser cannot reach it, paste the address it shows here)."
         )
-        waits = [asyncio.ensure_future(loopback.wait()), asyncio.ensure_future(paste_from_terminal())]
+        waits = [asyncio.ensure_future(loopback.wait()), asyncio.ensure_future(self.paste())]
         try:
             deadline = time.monotonic() + self.settings.wait
             while waits:

@@ -51,11 +51,15 @@ def command(
         timeout, protocol_era, protocol_version, probe_timeout,
     )  # fmt: skip
     connection.remote(bearer, secret_header, server_url)
+    from mcpx.tui.sign_in_screen import TuiSignIn
+
+    prompts = TuiSignIn()  # the terminal belongs to the TUI: sign-in talks through its screen
     connection.sign_in(
         o.OAuthFlags(
             oauth_client_id, oauth_client_secret, oauth_client_metadata_url, oauth_scope,
             oauth_callback_port, oauth_no_browser, oauth_non_interactive,
-        )
+        ),
+        show=prompts.show, paste=prompts.paste,
     )  # fmt: skip
     # no target (or --config without --server): every configured server, in the workspace
     workspace = target is None and server_url is None and server is None

@@ -143,6 +143,8 @@ class ConnectionOptions:
     server_url: str | None = None
     #: the `--oauth-*` flags of a command that signs in when a server asks (None: it never does)
     oauth: OAuthFlags | None = None
+    #: how the sign-in talks to the user: `show` and `paste` callbacks (default: the terminal)
+    oauth_prompts: dict[str, Any] = field(default_factory=dict)
 
     def remote(self, bearer: str | None, secret_headers: list[str] | None, server_url: str | None) -> None:
         """Take the HTTP-only flags (shared by every command that reaches a server)."""
@@ -150,9 +152,11 @@ class ConnectionOptions:
         self.secret_headers = list(secret_headers or [])
         self.server_url = server_url
 
-    def sign_in(self, flags: OAuthFlags) -> None:
-        """Sign in with OAuth when a URL server answers 401 (unless an Authorization header is given)."""
+    def sign_in(self, flags: OAuthFlags, **prompts: Any) -> None:
+        """Sign in with OAuth when a URL server answers 401 (unless an Authorization header is given);
+        `prompts` replace the terminal's `show` and `paste` (the TUI's sign-in screen)."""
         self.oauth = flags
+        self.oauth_prompts = prompts
 
     def _attach_oauth(self, spec: ServerSpec) -> ServerSpec:
         if self.oauth is None or spec.url is None:
@@ -162,7 +166,8 @@ class ConnectionOptions:
         from mcpx.auth import oauth_for
         from mcpx.cli.output import show_sign_in
 
-        spec.auth = oauth_for(spec.url, self.oauth.settings(spec.oauth), show=show_sign_in)
+        prompts = {"show": show_sign_in, **self.oauth_prompts}
+        spec.auth = oauth_for(spec.url, self.oauth.settings(spec.oauth), **prompts)
         return spec
 
     @property
