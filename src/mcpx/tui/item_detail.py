@@ -97,6 +97,10 @@ any other field the server sent (nothing is hidden, unknown fields included).
     def call_panel(self, kind: ItemKind, item: Any) -> Widget | None:
         """What `#call-form` holds for the item: the panel that calls, reads or gets it."""
         raw: dict[str, Any] = item.raw if isinstance(getattr(item, "raw", None), dict) else {}
+        if kind == "tools" and isinstance(raw.get("name"), str):
+            from mcpx.tui.tool_call import ToolCallPanel
+
+            return ToolCallPanel(raw)
         if kind == "resources" and isinstance(raw.get("uri"), str):
             from mcpx.tui.resource_panel import ResourcePanel
 
