@@ -144,11 +144,12 @@ def test_a_wrong_state_stops_the_sign_in(wrong_state: Server) -> None:
 
 def test_browser_redirect_reaches_the_loopback_listener(protected: Server) -> None:
     """--oauth-no-browser prints the address; a stand-in for the browser opens it and follows the
-    redirect to mcpx's one-shot listener on 127.0.0.1, which finishes the sign-in."""
+    redirect to mcpx's one-shot listener on 127.0.0.1, which finishes the sign-in. The person takes
+    longer than --timeout: the request that met the 401 waits for them all the same."""
     port = free_port()
     proc = subprocess.Popen(
         [*MCPX, "call", protected.url(), "--method", "tools/call", "--tool-name", "whoami",
-         "--oauth-no-browser", "--oauth-callback-port", str(port)],
+         "--oauth-no-browser", "--oauth-callback-port", str(port), "--timeout", "4"],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
@@ -160,6 +161,7 @@ def test_browser_redirect_reaches_the_loopback_listener(protected: Server) -> No
                 break
         else:
             raise AssertionError("".join(lines))
+        time.sleep(5)  # longer than --timeout
         answer = httpx.get(line.strip(), follow_redirects=True, timeout=30)
         assert answer.status_code == 200 and "Signed in" in answer.text
         assert str(answer.url).startswith(f"http://127.0.0.1:{port}/callback?")

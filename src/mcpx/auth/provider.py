@@ -39,6 +39,7 @@ from mcpx.auth.flow import (
 )
 from mcpx.auth.store import TokenStore
 from mcpx.errors import AuthFailedError
+from mcpx.protocol.peer import waiting_on_a_person
 from mcpx.transports.http_common import tapped_transport
 from mcpx.wire import TrafficLog
 
@@ -383,24 +384,32 @@ class McpOAuth(httpx.Auth):
             "Waiting for the redirect to "
             f"{loopback.redirect_uri} (if your browser cannot reach it, paste the address it shows here)."
         )
-        waits = [asyncio.ensure_future(loopback.wait()), asyncio.ensure_future(self.paste())]
+        waits: list[asyncio.Future[Redirect | None]] = [
+            asyncio.ensure_future(loopback.wait()),
+            asyncio.ensure_future(self.paste()),
+        ]
         try:
-            deadline = time.monotonic() + self.settings.wait
-            while waits:
-                done, _ = await asyncio.wait(
-                    waits, timeout=max(0.0, deadline - time.monotonic()), return_when=asyncio.FIRST_COMPLETED
-                )
-                if not done:
-                    raise AuthFailedError("authorization", f"no redirect within {self.settings.wait:g} s")
-                for task in done:
-                    waits.remove(task)
-                    result = task.result()
-                    if result is not None:
-                        return result
-            raise AuthFailedError("authorization", "no redirect came back")
+            # a person is signing in: the request that met the 401 must not time out meanwhile
+            with waiting_on_a_person():
+                return await self._first_redirect(waits)
         finally:
             for task in waits:
                 task.cancel()
+
+    async def _first_redirect(self, waits: list[asyncio.Future[Redirect | None]]) -> Redirect:
+        deadline = time.monotonic() + self.settings.wait
+        while waits:
+            done, _ = await asyncio.wait(
+                waits, timeout=max(0.0, deadline - time.monotonic()), return_when=asyncio.FIRST_COMPLETED
+            )
+            if not done:
+                raise AuthFailedError("authorization", f"no redirect within {self.settings.wait:g} s")
+            for task in done:
+                waits.remove(task)
+                result = task.result()
+                if result is not None:
+                    return result
+        raise AuthFailedError("authorization", "no redirect came back")
 
     # -- facts -----------------------------------------------------------------------------------------
 

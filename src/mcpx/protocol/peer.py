@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import itertools
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -57,6 +58,17 @@ class _Pending:
         self.timer: asyncio.TimerHandle | None = None
         self.on_progress: ProgressCallback | None = None
         self.progress_token: JsonId | None = None
+
+
+#: the peer whose request this context is sending (seen by the layers a send passes through)
+_SENDING: contextvars.ContextVar[Peer | None] = contextvars.ContextVar("mcpx_peer_sending", default=None)
+
+
+def waiting_on_a_person() -> contextlib.AbstractContextManager[None]:
+    """For code running inside a request's send that waits on a person (an OAuth sign-in in the browser):
+    the sending peer's timers are held meanwhile (`Peer.hold_timers`). Elsewhere it does nothing."""
+    peer = _SENDING.get()
+    return peer.hold_timers() if peer is not None else contextlib.nullcontext()
 
 
 class Peer:
@@ -195,6 +207,7 @@ class Peer:
             pending.progress_token = rid
             self._progress[rid] = pending
         self._arm(rid, pending)
+        sending = _SENDING.set(self)
         try:
             if self._send_streams_answer:
                 await self._send_racing(message, pending)
@@ -217,6 +230,7 @@ class Peer:
                     await self._cancel_remote(rid, "the caller cancelled the request")
             raise
         finally:
+            _SENDING.reset(sending)
             if pending.timer is not None:
                 pending.timer.cancel()
             self._pending.pop(rid, None)
