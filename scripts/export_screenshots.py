@@ -24,10 +24,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "tui"))
 
+from asking_frames import FORM, SAMPLING, URL, request  # noqa: E402
 from scripted import Script, quiet, scripted_app, settle, wait_for  # noqa: E402
 from scripted_workspace import workspace_app  # noqa: E402
 
 from mcpx.tui.app import InspectApp  # noqa: E402
+from mcpx.tui.ask_screen import AskScreen  # noqa: E402
 from mcpx.tui.event_screen import EventScreen  # noqa: E402
 from mcpx.tui.json_tree import JsonTree  # noqa: E402
 
@@ -88,6 +90,28 @@ async def help_screen(pilot: Any, app: InspectApp, session: Any) -> None:
     await quiet(pilot)
 
 
+def asked(method: str, params: dict[str, Any]) -> Step:
+    """The server asks the user something (elicitation, sampling): its screen opens."""
+
+    async def step(pilot: Any, app: InspectApp, session: Any) -> None:
+        session.transport.emit(request("srv-1", method, params))
+        await wait_for(pilot, lambda: isinstance(app.screen, AskScreen))
+        await quiet(pilot)
+
+    return step
+
+
+async def roots(pilot: Any, app: InspectApp, session: Any) -> None:
+    app.asking.set_roots(
+        [
+            {"uri": "file:///srv/weather", "name": "weather"},
+            {"uri": "file:///home/ana/cities", "name": "cities"},
+        ]
+    )
+    app.action_show_roots()
+    await quiet(pilot)
+
+
 SHOTS: dict[str, Step] = {
     "inspect-main": main_screen,
     "inspect-filter": traffic_filter,
@@ -96,6 +120,10 @@ SHOTS: dict[str, Step] = {
     "inspect-server-log": server_log,
     "inspect-info": info,
     "inspect-help": help_screen,
+    "inspect-elicitation": asked("elicitation/create", FORM),
+    "inspect-url-elicitation": asked("elicitation/create", URL),
+    "inspect-sampling": asked("sampling/createMessage", SAMPLING),
+    "inspect-roots": roots,
 }
 
 

@@ -308,7 +308,8 @@ def scripted_app(script: Script | None = None, *, settings: InspectSettings | No
         async def open_client() -> AsyncIterator[Client]:
             transport = ScriptedTransport(traffic, script, clock)
             session_ref[0].transports.append(transport)
-            async with Client(transport, era=LegacyEra(), timeout=None) as client:
+            options = session_ref[0].app.asking.client_options()  # elicitation, sampling, roots
+            async with Client(transport, era=LegacyEra(), timeout=None, **options) as client:
                 yield client
 
         return open_client()

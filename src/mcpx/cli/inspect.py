@@ -44,6 +44,10 @@ def command(
     theme: Annotated[str | None, typer.Option("--theme", help="A Textual theme name.")] = None,
     record: Record = None,
     record_secrets: RecordSecrets = False,
+    root: Annotated[
+        list[str] | None,
+        typer.Option("--root", help="A root to offer (URI or path); more in the Roots tab."),
+    ] = None,
 ) -> None:
     """Open the inspector TUI on a live server; with no TARGET, on every configured server (a workspace)."""
     connection = o.ConnectionOptions(
@@ -102,7 +106,10 @@ def command(
         print_error(UsageError(f"the TUI cannot start: {exc}"), "text")
         raise typer.Exit(1) from None
     if spec is not None:
-        raise typer.Exit(run_inspect(spec, settings=settings, recording=recording))
+        from mcpx.cli.answers import roots_from_flags
+
+        roots = roots_from_flags(root)
+        raise typer.Exit(run_inspect(spec, settings=settings, recording=recording, roots=roots))
     from mcpx.tui.workspace_app import run_workspace
     from mcpx.workspace.manager import Workspace
 

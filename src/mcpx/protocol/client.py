@@ -99,6 +99,8 @@ class Client:
         self.timeout = timeout
         self.connect_timeout = connect_timeout if connect_timeout is not None else timeout
         self.roots = roots
+        #: how many times the server asked for the roots
+        self.roots_asked = 0
         capabilities: dict[str, Any] = {}
         #: one set of handlers for what the server asks: legacy server→client requests and modern
         #: input requests alike
@@ -475,6 +477,7 @@ class Client:
 
     # -- what the server asks ------------------------------------------------------------------------
     async def _answer_roots(self, params: Any) -> dict[str, Any]:
+        self.roots_asked += 1
         return {"roots": list(self.roots or [])}
 
     async def set_roots(self, roots: list[dict[str, Any]]) -> bool:

@@ -15,7 +15,7 @@ import gc
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
@@ -28,6 +28,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from mcpx.errors import McpxError
+from mcpx.tui.asking import Asking
 from mcpx.tui.call_history import CallHistory, open_tool_call
 from mcpx.tui.commands import InspectCommands
 from mcpx.tui.connection import Connection, Connector, spec_connector
@@ -37,6 +38,7 @@ from mcpx.tui.header_bar import HeaderBar
 from mcpx.tui.info_view import InfoView
 from mcpx.tui.item_browser import ItemBrowser
 from mcpx.tui.item_detail import ItemDetail
+from mcpx.tui.roots_view import RootsView
 from mcpx.tui.session_state import Catalog, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.traffic_panel import TrafficPanel
@@ -59,7 +61,10 @@ READ_ONLY_REASON = "this is a recording (read-only); nothing can be sent to a se
 class InspectApp(App[int]):
     """The inspector: header, browser and detail on top, the traffic panel below."""
 
-    CSS_PATH = Path(__file__).parent / "app.tcss"
+    CSS_PATH: ClassVar[list[str | PurePath]] = [
+        Path(__file__).parent / "app.tcss",
+        Path(__file__).parent / "asking.tcss",
+    ]
     TITLE = "mcpx inspect"
     COMMANDS = App.COMMANDS | {InspectCommands}
     BINDING_GROUP_TITLE = "mcpx"
@@ -84,6 +89,12 @@ class InspectApp(App[int]):
     """What the last connection established, for the Info view."""
     in_flight: reactive[int] = reactive(0, init=False)
     """Requests sent and not answered yet."""
+    waiting: reactive[int] = reactive(0, init=False)
+    """Questions from the server (elicitation, sampling) waiting for the user."""
+    roots: reactive[tuple[dict[str, Any], ...]] = reactive(tuple, init=False)
+    """The roots the client advertises (`Asking.set_roots` changes them)."""
+    roots_asked: reactive[int] = reactive(0, init=False)
+    """How many times the server asked for the roots in this connection."""
     read_only: reactive[bool] = reactive(False, init=False)
     """A recording is open (`mcpx replay`): nothing can be sent. Forms show but do not submit; anything
     that would send (reconnect, ping, raw JSON-RPC, calls) is refused with `READ_ONLY_REASON`."""
@@ -98,11 +109,14 @@ class InspectApp(App[int]):
         target: str = "",
         read_only: bool = False,
         spec: ServerSpec | None = None,
+        roots: list[dict[str, Any]] | None = None,
     ) -> None:
         super().__init__()
         #: the server, when the app reaches one through a spec (what "Save recording…" writes in the header)
         self.spec = spec
         self.settings = settings
+        self.asking = Asking(self, roots)
+        self.set_reactive(InspectApp.roots, tuple(roots or ()))
         self.connection = Connection(self, connector) if connector is not None else None
         self.traffic = traffic
         self.clock = clock
@@ -116,7 +130,9 @@ class InspectApp(App[int]):
         self.set_reactive(InspectApp.read_only, read_only)
 
     def compose(self) -> ComposeResult:
-        yield HeaderBar(id="header").data_bind(InspectApp.session, InspectApp.in_flight, InspectApp.read_only)
+        yield HeaderBar(id="header").data_bind(
+            InspectApp.session, InspectApp.in_flight, InspectApp.read_only, InspectApp.waiting
+        )
         yield DeathBanner(id="death-banner").data_bind(InspectApp.session)
         with Horizontal(id="top"):
             yield ItemBrowser(id="browser").data_bind(InspectApp.catalog)
@@ -127,6 +143,10 @@ class InspectApp(App[int]):
                     yield CallHistory(id="history").data_bind(InspectApp.session)
                 with TabPane("Info", id="info-tab"):
                     yield Lazy(InfoView(id="info").data_bind(info=InspectApp.server_info))
+                with TabPane("Roots", id="roots-tab"):
+                    yield Lazy(
+                        RootsView(id="roots").data_bind(InspectApp.roots, asked=InspectApp.roots_asked)
+                    )
         # the traffic panel mounts right after the first paint: the tool list shows sooner (a cold start
         # spends ~0.2 s on the panel's tabs, inputs and views otherwise)
         yield Lazy(
@@ -168,6 +188,9 @@ class InspectApp(App[int]):
             self._frozen_at = len(self.traffic)
         client = self.client
         self.in_flight = client.peer.in_flight if client is not None else 0
+        self.roots_asked = client.roots_asked if client is not None else self.roots_asked
+        if self.asking.queue:
+            self.asking.show_next()  # the user may have closed the screen that kept a question waiting
         panels = self.query(TrafficPanel)
         if client is not self._problems_of:  # a new connection: a new peer with its own list
             self._problems_of, self._problems_seen = client, 0
@@ -223,6 +246,10 @@ class InspectApp(App[int]):
 
         self.push_screen(EventScreen(self.traffic, event.event), reselect)
 
+    @on(RootsView.Changed)
+    def _roots_changed(self, event: RootsView.Changed) -> None:
+        self.asking.set_roots(event.roots)
+
     @on(TrafficPanel.LevelChosen)
     def _level_chosen(self, event: TrafficPanel.LevelChosen) -> None:
         self.set_log_level(event.level)
@@ -275,6 +302,11 @@ class InspectApp(App[int]):
 
     def action_show_info(self) -> None:
         self.query_one("#side", TabbedContent).active = "info-tab"
+
+    def action_show_roots(self) -> None:
+        self.query_one("#side", TabbedContent).active = "roots-tab"
+        for view in self.query(RootsView):
+            view.focus_table()
 
     def action_clear_log(self) -> None:
         self.panel.clear()
@@ -367,14 +399,13 @@ def make_app(
     traffic: TrafficLog | None = None,
     clock: Clock | None = None,
     read_only: bool = False,
+    roots: list[dict[str, Any]] | None = None,
 ) -> InspectApp:
     """Build the app for `spec` (or for any `connector`, as tests do; neither: a log viewer)."""
     settings = settings if settings is not None else InspectSettings()
     clock = clock or time.monotonic
-    if connector is None and spec is not None:
-        connector = spec_connector(spec, settings)
     log = traffic if traffic is not None else TrafficLog(clock=clock)
-    return InspectApp(
+    app = InspectApp(
         settings=settings,
         connector=connector,
         traffic=log,
@@ -382,17 +413,26 @@ def make_app(
         target=spec.label if spec else "",
         read_only=read_only,
         spec=spec,
+        roots=roots,
     )
+    if connector is None and spec is not None:  # a real server: it asks through the app's queue
+        app.connection = Connection(app, spec_connector(spec, settings, app.asking))
+    return app
 
 
 def run_inspect(
-    spec: ServerSpec, *, settings: InspectSettings | None = None, recording: Any = None, **_: Any
+    spec: ServerSpec,
+    *,
+    settings: InspectSettings | None = None,
+    recording: Any = None,
+    roots: list[dict[str, Any]] | None = None,
+    **_: Any,
 ) -> int:
     """Run the inspector on `spec` until the user quits; the exit code for the CLI (0: quit normally).
 
     `recording` (the CLI's `RecordingPlan`) is attached to the app's log before the server starts and
     closed after it stopped; a write that fails is told on screen, not on the terminal under the TUI."""
-    app = make_app(spec, settings=settings if settings is not None else InspectSettings.load())
+    app = make_app(spec, settings=settings if settings is not None else InspectSettings.load(), roots=roots)
     if recording is not None:
         recording.attach(
             app.traffic,

@@ -35,6 +35,12 @@ class InspectCommands(Provider):
             ("Clear log", app.action_clear_log, "Hide every event so far (the session keeps them)"),
             ("Toggle follow mode", app.action_toggle_follow, "Stick the traffic log to the newest event"),
             ("Show server info", app.action_show_info, "Instructions, capabilities, handshake, process"),
+            ("Show roots", app.action_show_roots, "The roots the client advertises: add, remove, rename"),
+            (
+                "Answer the waiting question",
+                app.asking.show_next,
+                "Open the next elicitation or sampling request the server is waiting on",
+            ),
         ]
         from mcpx.tui.call_history import saved_calls_of
 

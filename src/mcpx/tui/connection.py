@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from mcpx import ServerSpec
     from mcpx.protocol.client import Client
     from mcpx.tui.app import InspectApp
+    from mcpx.tui.asking import Asking
 
 #: builds a connected client over the given log; the worker enters and leaves it in its own task
 Connector = Callable[[TrafficLog], AbstractAsyncContextManager["Client"]]
@@ -40,8 +41,9 @@ LISTERS = {
 STOP_TIMEOUT = 10.0
 
 
-def spec_connector(spec: ServerSpec, settings: InspectSettings) -> Connector:
-    """The connector for a real server: `mcpx.connect()` with the settings' timeouts and era."""
+def spec_connector(spec: ServerSpec, settings: InspectSettings, asking: Asking | None = None) -> Connector:
+    """The connector for a real server: `mcpx.connect()` with the settings' timeouts and era; what the
+    server asks (elicitation, sampling, roots) is answered through `asking` (the app's queue)."""
 
     @asynccontextmanager
     async def open_client(traffic: TrafficLog) -> AsyncIterator[Client]:
@@ -55,6 +57,7 @@ def spec_connector(spec: ServerSpec, settings: InspectSettings) -> Connector:
             protocol_era=settings.protocol_era,
             protocol_version=settings.protocol_version,
             probe_timeout=settings.probe_timeout,
+            **(asking.client_options() if asking is not None else {}),
         ) as client:
             yield client
 
@@ -167,6 +170,7 @@ class Connection:
                     self._load(client, kind), name=f"list-{kind}", group="requests", exit_on_error=False
                 )
         client.on_list_changed(self._list_changed)
+        self.app.asking.attach(client)
         if self.app.settings.log_level is not None:
             self.app.set_log_level(self.app.settings.log_level)
 

@@ -12,7 +12,8 @@ from mcpx.tui.traffic_view import format_latency
 
 
 class HeaderBar(Widget):
-    """Server name, version and title · era and protocol version · transport · state · in flight."""
+    """Server name, version and title · era and protocol version · transport · state · in flight ·
+    questions from the server waiting for the user."""
 
     DEFAULT_CSS = """
     HeaderBar {
@@ -28,6 +29,8 @@ class HeaderBar(Widget):
     """Requests sent and not answered yet."""
     read_only: reactive[bool] = reactive(False)
     """A recording is shown (`mcpx replay`): marked as such, with no requests in flight."""
+    waiting: reactive[int] = reactive(0)
+    """Questions from the server (elicitation, sampling) waiting for the user."""
 
     def on_mount(self) -> None:
         self._update_classes()
@@ -48,6 +51,8 @@ class HeaderBar(Widget):
         parts: list[tuple[str, str] | str] = [(" mcpx ", "bold $primary reverse"), " "]
         if self.read_only:
             parts += [(" RECORDING — read-only ", "bold $warning reverse"), " "]
+        if self.waiting:  # first, so a narrow terminal never cuts it off
+            parts += [(f" {self.waiting} waiting for you ", "bold $warning reverse"), " "]
         if s.server_name:
             parts.append((printable(s.server_name), "bold"))
             if s.server_version:
