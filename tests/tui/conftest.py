@@ -18,3 +18,4 @@ def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     """Freeze every cursor in its visible state (as harlequin's tests do)."""
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
     monkeypatch.setattr(TextArea, "_toggle_cursor", lambda self: None, raising=False)
+    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)  # Textual 8's name
