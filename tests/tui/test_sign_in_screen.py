@@ -60,3 +60,22 @@ async def _in_app_context(app: App[None], prompts: TuiSignIn) -> Any:
 
     active_app.set(app)
     return await prompts.paste()
+
+
+async def test_the_header_says_who_is_signed_in() -> None:
+    from mcpx.tui.header_bar import HeaderBar
+    from mcpx.tui.session_state import SessionState
+
+    class WithHeader(App[None]):
+        def compose(self) -> ComposeResult:
+            yield HeaderBar()
+
+    app = WithHeader()
+    async with app.run_test() as pilot:
+        header = app.query_one(HeaderBar)
+        header.session = SessionState(
+            "connected", target="https://h/mcp", server_name="s", transport="http",
+            signed_in="signed in as client-1 · expires 10:42",
+        )  # fmt: skip
+        await pilot.pause()
+        assert "signed in as client-1 · expires 10:42" in str(header.render())

@@ -150,6 +150,8 @@ class HttpTransport(EventStreams):
             "session_id": self.session_id,
             "protocol_version": self.protocol_version,
             "listening": self.listening,
+            # which httpx.Auth signs the requests (e.g. McpOAuth), if any
+            "auth": type(self._auth).__name__ if self._auth is not None else None,
         }
 
     def ended_error(self, doing: str) -> McpxError:

@@ -117,7 +117,12 @@ class SseTransport:
         self._inbox.end()
 
     def describe(self) -> dict[str, object]:
-        return {"transport": "sse", "url": self.url, "endpoint": self.endpoint}
+        return {
+            "transport": "sse",
+            "url": self.url,
+            "endpoint": self.endpoint,
+            "auth": type(self._auth).__name__ if self._auth is not None else None,
+        }
 
     def ended_error(self, doing: str) -> McpxError:
         reason = (

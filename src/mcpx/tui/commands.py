@@ -17,6 +17,17 @@ if TYPE_CHECKING:
 Command = tuple[str, Callable[[], object], str]
 
 
+def sign_in_again(app: InspectApp) -> None:
+    """Forget the stored OAuth token of the server on screen, then reconnect (a new sign-in)."""
+    from mcpx.auth.discovery import canonical_uri
+    from mcpx.auth.store import TokenStore
+
+    url = app.spec.url if app.spec is not None else None
+    if url:
+        TokenStore().forget_token(canonical_uri(url))
+    app.action_reconnect()
+
+
 class InspectCommands(Provider):
     """Every action of `mcpx inspect` that is not a key of its own, searchable by name."""
 
@@ -42,6 +53,14 @@ class InspectCommands(Provider):
                 "Open the next elicitation or sampling request the server is waiting on",
             ),
         ]
+        if app.session.signed_in:
+            commands.append(
+                (
+                    "Sign in again",
+                    partial(sign_in_again, app),
+                    "Forget this server's OAuth token and reconnect, which signs in anew",
+                )
+            )
         from mcpx.tui.call_history import saved_calls_of
 
         saved = saved_calls_of(app)

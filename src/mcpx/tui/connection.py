@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
@@ -39,6 +40,25 @@ LISTERS = {
 }
 #: seconds to wait for a server to stop (the stdio transport's own grace periods fit in it)
 STOP_TIMEOUT = 10.0
+
+
+def signed_in_text(client: Client) -> str | None:
+    """Who mcpx is signed in as on this server and when the token expires, when OAuth signs its requests."""
+    facts = client.transport.describe()
+    url = facts.get("url")
+    if facts.get("auth") != "McpOAuth" or not isinstance(url, str):
+        return None
+    from mcpx.auth.discovery import canonical_uri
+    from mcpx.auth.store import TokenStore
+
+    record = TokenStore().token(canonical_uri(url))
+    if record is None:
+        return None
+    text = f"signed in as {record.get('client_id')}"
+    expires = record.get("expires_at")
+    if isinstance(expires, (int, float)):
+        text += f" · expires {time.strftime('%H:%M', time.localtime(expires))}"
+    return text
 
 
 def spec_connector(spec: ServerSpec, settings: InspectSettings, asking: Asking | None = None) -> Connector:
@@ -136,6 +156,7 @@ class Connection:
             protocol_version=opened.protocol_version,
             transport=getattr(client.transport, "name", None),
             connect_seconds=seconds,
+            signed_in=signed_in_text(client),
         )
         exchange = tuple(
             (

@@ -65,6 +65,8 @@ class HeaderBar(Widget):
             parts += [sep, f"{s.era or ''} {s.protocol_version}".strip()]
         if s.transport:
             parts += [sep, s.transport]
+        if s.signed_in and not s.is_dead:
+            parts += [sep, (printable(s.signed_in), "$text-success")]
         parts.append(sep)
         colour = {
             "connected": "$text-success",

@@ -46,6 +46,8 @@ class SessionState:
     #: one sentence: why the connection ended or failed
     error: str | None = None
     stderr_tail: tuple[str, ...] = ()
+    #: an OAuth sign-in for this server: "signed in as CLIENT · expires HH:MM" (None: no OAuth)
+    signed_in: str | None = None
 
     @property
     def is_dead(self) -> bool:
