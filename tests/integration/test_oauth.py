@@ -170,3 +170,10 @@ def test_browser_redirect_reaches_the_loopback_listener(protected: Server) -> No
         proc.kill()
     assert proc.returncode == 0, "".join(lines) + rest
     assert "signed in" in stdout
+
+
+def test_without_browser_or_terminal_it_says_how_to_sign_in(protected: Server) -> None:
+    run = mcpx("call", protected.url(), "--method", "tools/list", "--format", "json", env={"DISPLAY": ""})
+    error = run.failure(3, "auth_failed")
+    assert error["step"] == "authorization"
+    assert "mcpx auth login" in error["message"]

@@ -376,6 +376,15 @@ class McpOAuth(httpx.Auth):
 
     async def _wait_for_user(self, url: str, loopback: Loopback, issuer: str) -> Redirect:
         opened = self.settings.mode == "browser" and await _open_browser(url)
+        nobody = self.paste is paste_from_terminal and not (sys.stdin.isatty() or sys.stderr.isatty())
+        if self.settings.mode == "browser" and not opened and nobody:
+            # no browser, no terminal (CI, a pipe): nobody could sign in; say how instead of waiting
+            raise AuthFailedError(
+                "authorization",
+                f"{issuer} wants a person to sign in, and there is no browser or terminal here; sign in "
+                f"once with `mcpx auth login {self.server_url}` (tokens are kept and refreshed), or use "
+                "--oauth-non-interactive for a server that approves at once, or --oauth-no-browser to wait",
+            )
         if opened:
             self.show(f"Signing in to {issuer} in your browser. If nothing opened, visit:\n{url}")
         else:
