@@ -25,7 +25,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "tui"))
 
 from asking_frames import FORM, SAMPLING, URL, request  # noqa: E402
-from scripted import Script, quiet, scripted_app, settle, wait_for  # noqa: E402
+from scripted import (  # noqa: E402
+    CONDITIONS_TOOL,
+    MAP_TOOL,
+    TOOLS,
+    Script,
+    quiet,
+    result_calls,
+    scripted_app,
+    settle,
+    show_call,
+    wait_for,
+)
 from scripted_workspace import workspace_app  # noqa: E402
 
 from mcpx.tui.app import InspectApp  # noqa: E402
@@ -112,6 +123,16 @@ async def roots(pilot: Any, app: InspectApp, session: Any) -> None:
     await quiet(pilot)
 
 
+async def structured_mismatch(pilot: Any, app: InspectApp, session: Any) -> None:
+    await show_call(pilot, app, "get_conditions", {"city": "Oslo"}, focus="#result-mismatches")
+
+
+async def image_result(pilot: Any, app: InspectApp, session: Any) -> None:
+    await show_call(pilot, app, "render_map", {"city": "Oslo"}, focus=".-image")
+
+
+#: shots whose server also lists the tools with results to show
+RESULT_SHOTS = {"inspect-structured-mismatch", "inspect-image-result"}
 SHOTS: dict[str, Step] = {
     "inspect-main": main_screen,
     "inspect-filter": traffic_filter,
@@ -124,11 +145,18 @@ SHOTS: dict[str, Step] = {
     "inspect-url-elicitation": asked("elicitation/create", URL),
     "inspect-sampling": asked("sampling/createMessage", SAMPLING),
     "inspect-roots": roots,
+    "inspect-structured-mismatch": structured_mismatch,
+    "inspect-image-result": image_result,
 }
 
 
 async def shoot(name: str, step: Step, size: tuple[int, int], out: Path) -> Path:
-    session = scripted_app(Script(after_initialized=LOGS))
+    script = Script(after_initialized=LOGS)
+    if name in RESULT_SHOTS:
+        script = Script(
+            after_initialized=LOGS, tools=[*TOOLS, CONDITIONS_TOOL, MAP_TOOL], calls=result_calls()
+        )
+    session = scripted_app(script)
     app = session.app
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app)

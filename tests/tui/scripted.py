@@ -95,6 +95,80 @@ PROMPTS = [
         ],
     }
 ]
+CONDITIONS_TOOL: dict[str, Any] = {
+    "name": "get_conditions",
+    "title": "Current conditions",
+    "description": "Temperature, conditions and humidity now.",
+    "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    "outputSchema": {
+        "type": "object",
+        "properties": {
+            "temperature": {"type": "number", "description": "°C"},
+            "conditions": {"type": "string"},
+            "humidity": {"type": "number", "minimum": 0, "maximum": 100},
+        },
+        "required": ["temperature", "conditions", "humidity"],
+    },
+}
+MAP_TOOL: dict[str, Any] = {
+    "name": "render_map",
+    "description": "A map of the city, as an image.",
+    "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+}
+
+
+def gradient_png(width: int = 24, height: int = 16) -> bytes:
+    """A small deterministic RGB PNG (a colour gradient), for image results."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    rows = b"".join(
+        b"\x00" + b"".join(bytes((x * 255 // width, y * 255 // height, 160)) for x in range(width))
+        for y in range(height)
+    )
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows, 9))
+        + chunk(b"IEND", b"")
+    )
+
+
+def result_calls() -> dict[str, dict[str, Any]]:
+    """What `get_conditions` (structured content that breaks its outputSchema) and `render_map` (an
+    image, a link) answer."""
+    import base64
+
+    wrong = {"temperature": "21", "humidity": 140, "wind": 12}
+    return {
+        "get_conditions": {
+            "content": [{"type": "text", "text": json.dumps(wrong)}],
+            "structuredContent": wrong,
+        },
+        "render_map": {
+            "content": [
+                {"type": "text", "text": "Map of **Oslo**, 1:50 000."},
+                {
+                    "type": "image",
+                    "data": base64.b64encode(gradient_png()).decode(),
+                    "mimeType": "image/png",
+                    "annotations": {"audience": ["user"], "priority": 0.8},
+                },
+                {
+                    "type": "resource_link",
+                    "uri": "weather://city/oslo",
+                    "name": "oslo",
+                    "mimeType": "application/json",
+                },
+            ]
+        },
+    }
+
+
 INSTRUCTIONS = """Weather for **any city**.
 
 - `get_forecast` first, then `delete_city` to forget one.
@@ -388,3 +462,25 @@ def _underline_matches(tabs: Tabs) -> bool:
     start, end = active.virtual_region.shrink(active.styles.gutter).column_span
     underline = tabs.query_one(Underline)
     return (underline.highlight_start, underline.highlight_end) == (start, end)
+
+
+async def show_call(
+    pilot: Any, app: InspectApp, tool: str, arguments: dict[str, Any], focus: str = ""
+) -> None:
+    """Call `tool` on the scripted server and show its result in the History tab (scrolled to `focus`)."""
+    from mcpx.tui.call_history import CallHistory
+    from mcpx.tui.result_view import ResultView
+
+    assert app.client is not None
+    started = app.clock()
+    result = await app.client.call_tool(tool, arguments)
+    answer = next(e for e in reversed(app.traffic) if e.method == "tools/call" and e.direction == "in")
+    history = app.query_one(CallHistory)
+    history.record(tool, arguments, result, app.clock() - started, len(answer.raw.encode()))
+    app.query_one("#side").active = "history-tab"  # type: ignore[attr-defined]
+    await wait_for(pilot, lambda: any(v.children for v in history.query(ResultView)))
+    await pilot.pause()
+    if focus:
+        await wait_for(pilot, lambda: bool(history.query(focus)))
+        history.query_one(focus).scroll_visible(animate=False, top=True)
+    await quiet(pilot)

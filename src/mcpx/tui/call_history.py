@@ -62,6 +62,10 @@ class CallRecord:
         return "ERROR" if isinstance(self.result, Mapping) and self.result.get("isError") is True else "OK"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
 def server_key(session: SessionState) -> str:
     """Whose saved calls: the server's name, else how it was reached."""
     return session.server_name or session.target
@@ -166,7 +170,7 @@ form, **s** saves it for this server (kept across sessions; also in the command 
             return
         previous = self.highlighted
         options: list[Option] = [
-            Option(Text(f"This session: {len(self.calls)} calls", "bold"), disabled=True)
+            Option(Text(f"This session: {_count(len(self.calls), 'call')}", "bold"), disabled=True)
         ]
         rows: list[CallRecord | SavedCall | None] = [None]
         for call in reversed(self.calls):

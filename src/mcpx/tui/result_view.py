@@ -66,6 +66,18 @@ resources, annotations — and `structuredContent` as a tree, checked against th
         raw: Any = result
         self.is_error = isinstance(raw, Mapping) and raw.get("isError") is True
         self.set_class(self.is_error, "-error")
+        schema = tool.get("outputSchema") if isinstance(tool, Mapping) else None
+        self.mismatches = (
+            output_mismatches(
+                schema,
+                raw.get("structuredContent"),
+                present="structuredContent" in raw,
+                is_error=self.is_error,
+            )
+            if schema is not None and isinstance(raw, Mapping)
+            else []
+        )
+        """Where `structuredContent` breaks the tool's outputSchema: (path, message) pairs."""
 
     def compose(self) -> ComposeResult:
         result: Any = self.result
@@ -105,6 +117,8 @@ resources, annotations — and `structuredContent` as a tree, checked against th
                 facts.append("structured content")
         if facts:
             parts.append(("  " + " · ".join(facts), "$foreground-muted"))
+        if self.mismatches:
+            parts.append(("  ✗ outputSchema", "bold $text-warning"))
         return Content.assemble(*parts)
 
     def _structured(self, result: Mapping[str, Any]) -> ComposeResult:
@@ -114,9 +128,7 @@ resources, annotations — and `structuredContent` as a tree, checked against th
             return
         yield Static("Structured content", classes="result-heading")
         if schema is not None:
-            mismatches = output_mismatches(
-                schema, result.get("structuredContent"), present=present, is_error=self.is_error
-            )
+            mismatches = self.mismatches
             if mismatches:
                 table = Table(box=None, padding=(0, 2), show_edge=False, header_style="bold")
                 table.add_column("field", no_wrap=True)
