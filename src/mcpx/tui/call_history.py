@@ -308,12 +308,23 @@ async def open_tool_call(app: InspectApp, tool_name: str, arguments: dict[str, A
         side.active = "detail-tab"
     loop = asyncio.get_running_loop()
     deadline = loop.time() + PANEL_WAIT
-    while not detail.query("#call-form ToolCallPanel"):
+
+    def ready() -> Any:  # the new tool's panel, composed (the previous one may still be leaving)
+        for panel in detail.query("#call-form ToolCallPanel"):
+            if (
+                getattr(panel, "tool_name", None) == tool_name
+                and panel.is_attached
+                and panel.query("SchemaForm")
+            ):
+                return panel
+        return None
+
+    while (panel := ready()) is None:
         if loop.time() > deadline:
             app.notify("The tool's call panel did not open: nothing was sent.", severity="warning")
             return
         await asyncio.sleep(0.05)
-    panel: Any = detail.query("#call-form ToolCallPanel").first()
+    await asyncio.sleep(0)  # let the form finish mounting its fields
     if run:
         outcome = panel.call(arguments)
         if inspect.isawaitable(outcome):
