@@ -510,6 +510,13 @@ async def _open_browser(url: str) -> bool:
     import webbrowser
 
     try:
-        return bool(await asyncio.wait_for(asyncio.to_thread(webbrowser.open, url), 10))
+        browser = webbrowser.get()
+        name = str(getattr(browser, "name", "") or getattr(browser, "basename", "")).lower()
+        if any(console in name for console in _CONSOLE_BROWSERS):
+            return False  # it would take over this terminal (under the TUI, too)
+        return bool(await asyncio.wait_for(asyncio.to_thread(browser.open, url), 10))
     except (webbrowser.Error, asyncio.TimeoutError, OSError):
         return False
+
+
+_CONSOLE_BROWSERS = ("lynx", "links", "elinks", "w3m", "www-browser", "browsh")
