@@ -18,7 +18,7 @@ from scripted import quiet, wait_for
 from textual.app import App
 from textual.content import Content
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static, TabbedContent
 from typer.testing import CliRunner
 
 from mcpx.cli.recording import RecordingPlan
@@ -109,6 +109,14 @@ async def test_replay_steps_through_the_session(recording: Path) -> None:
         )
         assert app.session.server_name == "record-test-server" and app.session.era == "legacy"
         assert app.session.state == "closed"  # mcpx stopped the server at the end, as expected
+        await wait_for(pilot, lambda: bool(app.query("#recorded-calls")))  # mounted after the first paint
+        await pilot.press("c")  # every call of the session, with its result
+        calls = app.query_one(RecordedCalls)
+        await wait_for(pilot, lambda: calls.query_one("#calls-list", OptionList).option_count == 8)
+        await pilot.press("i")
+        await wait_for(pilot, lambda: app.query_one("#side", TabbedContent).active == "info-tab")
+        await pilot.pause()
+        assert app.query_one("#side", TabbedContent).active == "info-tab"
 
         # the start: nothing opened, nothing listed
         await pilot.press("less_than_sign")
@@ -142,7 +150,6 @@ async def test_replay_steps_through_the_session(recording: Path) -> None:
 
         # the calls so far: the echo call is sent but not answered at its own moment
         await pilot.press("c")
-        calls = app.query_one(RecordedCalls)
         await wait_for(pilot, lambda: calls.calls == (echo.seq,))
         body = text_of(calls.query_one("#call-result-body", Static))
         assert "Not answered at this moment" in body
@@ -285,7 +292,9 @@ def test_inspect_passes_its_recording_flags_to_the_tui(
 
 async def replay_settled(pilot: Pilot[Any], app: ReplayApp) -> None:
     """Every event read, every view caught up, tab counts and underlines settled."""
-    await wait_for(pilot, lambda: not app.loading and bool(app.query("#traffic")))
+    await wait_for(
+        pilot, lambda: not app.loading and bool(app.query("#traffic")) and bool(app.query("#recorded-calls"))
+    )
     length = len(app.traffic)
     await wait_for(pilot, lambda: all(view._scanned == length for view in app.panel.views()))
     await wait_for(pilot, lambda: not app.panel.counts_pending)

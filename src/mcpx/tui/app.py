@@ -301,7 +301,13 @@ class InspectApp(App[int]):
         self.query_one(ItemBrowser).focus_list()
 
     def action_show_info(self) -> None:
-        self.query_one("#side", TabbedContent).active = "info-tab"
+        side = self.query_one("#side", TabbedContent)
+        side.active = "info-tab"
+        # focus left in the tab being hidden would move to a sibling there, and switch that tab back
+        focused = self.focused
+        if focused is not None and side in focused.ancestors:
+            for view in self.query(InfoView):
+                view.focus()
 
     def action_show_roots(self) -> None:
         self.query_one("#side", TabbedContent).active = "roots-tab"

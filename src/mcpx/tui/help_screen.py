@@ -48,12 +48,15 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         title, text = help_of(self.widget)
+        general = getattr(self.app, "GENERAL_HELP", GENERAL)  # the app's own (mcpx replay has one)
+        if text is GENERAL:
+            text = general
         with VerticalScroll(id="help-dialog") as dialog:
             dialog.border_title = f"Help · {title}"
             dialog.border_subtitle = "Esc closes"
             yield Markdown(text, id="help-focused")
-            if text is not GENERAL:
-                yield Markdown(GENERAL, id="help-general")
+            if text is not general:
+                yield Markdown(general, id="help-general")
             yield Static(self._keys(), id="help-keys")
 
     def _keys(self) -> Table:

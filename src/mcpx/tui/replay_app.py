@@ -49,6 +49,13 @@ class ReplayApp(InspectApp):
     """The inspector on a recording: nothing is sent, and a scrubber chooses the moment shown."""
 
     TITLE = "mcpx replay"
+    GENERAL_HELP: ClassVar[str] = """\
+**mcpx replay** shows a recorded session, with no server: read-only (nothing can be sent). The scrubber
+at the bottom chooses the moment shown — **,** and **.** step one event, **<** and **>** jump to the start
+and the end, **g** goes to the event highlighted in the traffic log. The browsers, the Info view (**i**),
+the header and the Calls tab (**c**: the recorded calls and their results) show the session as of that
+moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q** quits.
+"""
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("comma", "step(-1)", "Back", id="replay-back", tooltip="One event back"),
         Binding("full_stop", "step(1)", "Fwd", id="replay-forward", tooltip="One event forward"),
@@ -116,14 +123,9 @@ class ReplayApp(InspectApp):
         self.call_after_refresh(self._after_first_paint)
 
     def _after_first_paint(self) -> None:
-        side = self.query_one("#side", TabbedContent)
-        side.add_pane(
-            TabPane(
-                "Calls",
-                RecordedCalls(self.traffic, self.timeline.calls_until, id="recorded-calls"),
-                id="calls-tab",
-            )
-        )
+        calls = RecordedCalls(self.traffic, self.timeline.calls_until, id="recorded-calls")
+        calls.set_reactive(RecordedCalls.moment, self.moment)
+        self.query_one("#side", TabbedContent).add_pane(TabPane("Calls", calls, id="calls-tab"))
         if not self.loader.done:
             self.run_worker(self._read_rest(), name="recording", group="recording", exit_on_error=False)
 

@@ -137,7 +137,7 @@ def server_info_at(recording: Recording, opening: TrafficEvent | None) -> Server
         client_capabilities=client_caps,
         exchange=tuple(exchange),
         transport=transport,
-        notes=(f"A recording: the session as of event {opening.seq:,}, when it opened.",),
+        notes=(f"From a recording: the session opened at event {opening.seq:,}.",),
     )
 
 
