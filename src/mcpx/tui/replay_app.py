@@ -115,8 +115,10 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
 
     def on_mount(self) -> None:
         side = self.query_one("#side", TabbedContent)
-        if side.query("#history-tab"):  # this session's calls: a recording makes none
-            side.hide_tab("history-tab")
+        # this session's calls and the roots it offers: a recording makes no calls and offers nothing
+        for tab in ("history-tab", "roots-tab"):
+            if side.query(f"#{tab}"):
+                side.hide_tab(tab)
         self._show(self.moment)
         self._show_problems()
         # after the first paint: the Calls tab, and reading the rest (the first screen waits for neither)
