@@ -280,20 +280,23 @@ class McpOAuth(httpx.Auth):
             else:
                 scopes = scopes_for(found, challenged, self.settings)
             self._scopes = scopes
-            loopback = await self._listen(found.issuer)
-            try:
-                client = await self._client(http, found, loopback.redirect_uri)
-                code, verifier = await self._authorize(http, found, client, loopback, scopes)
-            finally:
-                await loopback.close()
             endpoint = (found.as_metadata or {}).get("token_endpoint")
             if not isinstance(endpoint, str):
                 raise AuthFailedError("token request", f"{found.issuer}'s metadata has no token_endpoint")
-            self._note("token", f"exchanging the code at {endpoint}")
-            data = await token_request(
-                http, client, endpoint, found.resource, "authorization_code",
-                code=code, code_verifier=verifier, redirect_uri=loopback.redirect_uri,
-            )  # fmt: skip
+            if self._machine_only(found):
+                client, data = await self._client_credentials(http, found, endpoint, scopes)
+            else:
+                loopback = await self._listen(found.issuer)
+                try:
+                    client = await self._client(http, found, loopback.redirect_uri)
+                    code, verifier = await self._authorize(http, found, client, loopback, scopes)
+                finally:
+                    await loopback.close()
+                self._note("token", f"exchanging the code at {endpoint}")
+                data = await token_request(
+                    http, client, endpoint, found.resource, "authorization_code",
+                    code=code, code_verifier=verifier, redirect_uri=loopback.redirect_uri,
+                )  # fmt: skip
         record = {
             **self._token_fields(data),
             "scope": data.get("scope") or " ".join(scopes),
@@ -312,6 +315,30 @@ class McpOAuth(httpx.Auth):
         self._note(
             "signed-in", f"signed in to {found.issuer} as {client.client_id}; {self._expiry_text(record)}"
         )
+
+    def _machine_only(self, found: Discovery) -> bool:
+        """An AS that only grants client_credentials, and a client id and secret to use it (the
+        `io.modelcontextprotocol/oauth-client-credentials` extension: no person, no browser)."""
+        grants = (found.as_metadata or {}).get("grant_types_supported")
+        return (
+            isinstance(grants, list)
+            and "client_credentials" in grants
+            and "authorization_code" not in grants
+            and bool(self.settings.client_id and self.settings.client_secret)
+        )
+
+    async def _client_credentials(
+        self, http: httpx.AsyncClient, found: Discovery, endpoint: str, scopes: list[str]
+    ) -> tuple[ClientInfo, dict[str, Any]]:
+        settings = self.settings
+        assert settings.client_id is not None
+        method = auth_method_for(found.as_metadata or {}, True)
+        client = ClientInfo(settings.client_id, settings.client_secret, method, "pre-registered")
+        self._note("token", f"client credentials grant at {endpoint} as {client.client_id} (no browser)")
+        data = await token_request(
+            http, client, endpoint, found.resource, "client_credentials", scope=" ".join(scopes) or None
+        )
+        return client, data
 
     async def _listen(self, issuer: str) -> Loopback:
         port = self.settings.callback_port
