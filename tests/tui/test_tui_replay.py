@@ -40,17 +40,21 @@ SIZE = (120, 40)
 CONNECT = 30.0  # seconds a loaded machine may need to start an SDK server
 
 
-@pytest.fixture(scope="module")
-def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A legacy-era session with record_server.py: every catalogue, every tool, a read and a prompt."""
+def record(tmp_path_factory: pytest.TempPathFactory, era: str) -> Path:
     import sys
 
     sys.path.insert(0, str(ROOT / "tests" / "servers"))
     from record_session import record_full_session
 
-    path = tmp_path_factory.mktemp("replay") / "session.mcpx.jsonl"
-    asyncio.run(record_full_session(path, era="legacy"))
+    path = tmp_path_factory.mktemp("replay") / f"{era}.mcpx.jsonl"
+    asyncio.run(record_full_session(path, era=era))
     return path
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A legacy-era session with record_server.py: every catalogue, every tool, a read and a prompt."""
+    return record(tmp_path_factory, "legacy")
 
 
 def text_of(static: Static) -> str:
@@ -177,6 +181,32 @@ async def test_replay_steps_through_the_session(recording: Path) -> None:
         assert notes[:3] == [f"No reconnect: {READ_ONLY_REASON}"] + [f"Not sent: {READ_ONLY_REASON}"] * 2
         assert notes[3].startswith("This is already a recording")
         assert not app.query("#recording-problems").first().has_class("-visible")
+
+
+def test_a_modern_recording_opens_on_server_discover(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The 2026-07-28 era: no handshake; identity, version and client info come from server/discover."""
+    path = record(tmp_path_factory, "modern")
+
+    async def check() -> None:
+        app = make_replay_app(path, settings=InspectSettings())
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: not app.loading and app.catalog.tools is not None)
+            session = app.session
+            assert (session.era, session.protocol_version) == ("modern", "2026-07-28")
+            assert session.server_name == "record-test-server" and session.state == "closed"
+            info = app.server_info
+            assert info is not None and info.instructions == "A server for mcpx's recording tests."
+            assert info.client_info["name"] == "mcpx" and info.exchange[0][1] == "server/discover"
+            assert [len(app.catalog.items(k) or ()) for k in ("tools", "resources", "templates", "prompts")] == [
+                7, 1, 1, 1,
+            ]  # fmt: skip
+            methods = [app.traffic[seq].method for seq in app.timeline.calls]
+            assert methods == ["tools/call"] * 5 + [
+                "resources/read",
+                "prompts/get",
+            ]  # not subscriptions/listen
+
+    asyncio.run(check())
 
 
 @pytest.fixture
