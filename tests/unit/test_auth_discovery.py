@@ -146,3 +146,45 @@ def test_token_file_is_private_and_replaced_atomically(tmp_path: Path) -> None:
     assert [p.name for p in store.directory.iterdir() if p.name.startswith(".oauth-")] == []
     assert store.forget_token("https://h/mcp")
     assert store.token("https://h/mcp") is None
+
+
+def test_with_a_keyring_the_file_keeps_no_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    import keyring
+    from keyring.backend import KeyringBackend
+
+    class Memory(KeyringBackend):
+        priority = 1  # type: ignore[assignment]
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.items: dict[tuple[str, str], str] = {}
+
+        def get_password(self, service: str, username: str) -> str | None:
+            return self.items.get((service, username))
+
+        def set_password(self, service: str, username: str, password: str) -> None:
+            self.items[(service, username)] = password
+
+        def delete_password(self, service: str, username: str) -> None:
+            self.items.pop((service, username), None)
+
+    previous = keyring.get_keyring()
+    memory = Memory()
+    keyring.set_keyring(memory)
+    monkeypatch.delenv("MCPX_TOKEN_STORE", raising=False)
+    try:
+        store = TokenStore(tmp_path)
+        store.save_token(
+            "https://h/mcp", {"access_token": "at-secret", "refresh_token": "rt-secret", "issuer": "i"}
+        )
+        on_disk = store.path.read_text()
+        assert "at-secret" not in on_disk and "rt-secret" not in on_disk
+        assert json.loads(on_disk)["tokens"]["https://h/mcp"]["issuer"] == "i"
+        assert TokenStore(tmp_path).token("https://h/mcp") == {
+            "access_token": "at-secret", "refresh_token": "rt-secret", "issuer": "i",
+        }  # fmt: skip
+        assert store.forget_token("https://h/mcp") and memory.items == {}
+    finally:
+        keyring.set_keyring(previous)

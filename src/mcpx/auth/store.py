@@ -56,7 +56,18 @@ class TokenStore:
     def __init__(self, directory: Path | None = None, *, use_keyring: bool | None = None) -> None:
         self.directory = directory or data_dir()
         self.path = self.directory / "oauth.json"
-        self._keyring = _keyring() if use_keyring is None or use_keyring else None
+        self._use_keyring = use_keyring is None or use_keyring
+        self._keyring_module: Any | None = None
+        self._keyring_checked = False
+
+    @property
+    def _keyring(self) -> Any | None:
+        """The keyring module when it has a usable backend; looked up on first need (it takes a while:
+        a server that never asks for OAuth must not pay for it)."""
+        if not self._keyring_checked:
+            self._keyring_checked = True
+            self._keyring_module = _keyring() if self._use_keyring else None
+        return self._keyring_module
 
     @property
     def backend(self) -> str:
@@ -136,7 +147,7 @@ class TokenStore:
         record = self._read().get(kind, {}).get(key)
         if not isinstance(record, dict):
             return None
-        if self._keyring is not None:
+        if record.pop("in_keyring", False) and self._keyring is not None:
             with contextlib.suppress(Exception):
                 secret = self._keyring.get_password(KEYRING_SERVICE, f"{kind}:{key}")
                 if secret:
@@ -148,16 +159,18 @@ class TokenStore:
         if self._keyring is not None:
             secrets = {k: shown.pop(k) for k in list(shown) if k in SECRET_FIELDS}
             self._keyring.set_password(KEYRING_SERVICE, f"{kind}:{key}", json.dumps(secrets))
+            shown["in_keyring"] = True
         data = self._read()
         data.setdefault(kind, {})[key] = shown
         self._write(data)
 
     def _delete(self, kind: str, key: str) -> bool:
         data = self._read()
-        existed = data.get(kind, {}).pop(key, None) is not None
+        record = data.get(kind, {}).pop(key, None)
+        existed = record is not None
         if existed:
             self._write(data)
-        if self._keyring is not None:
+        if isinstance(record, dict) and record.get("in_keyring") and self._keyring is not None:
             with contextlib.suppress(Exception):
                 self._keyring.delete_password(KEYRING_SERVICE, f"{kind}:{key}")
         return existed
