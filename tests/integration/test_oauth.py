@@ -94,7 +94,7 @@ def test_sign_in_then_reuse_refresh_token_and_logout(protected: Server) -> None:
 
     out = mcpx("auth", "logout", url)
     assert out.returncode == 0, str(out)
-    assert "revoked at" in out.stdout
+    assert "revoked at" in out.stdout and "HTTP 200" in out.stdout, str(out)
     gone = mcpx("auth", "status", url)
     assert gone.returncode == 3 and "not signed in" in gone.stdout
 

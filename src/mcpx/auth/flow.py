@@ -126,8 +126,15 @@ async def register(
             "give a client registered there with --oauth-client-id (and --oauth-client-secret)",
         )
     methods = _methods(meta)
-    # a native app is a public client: none where the AS allows it, else what it asks for
-    asked = "none" if "none" in methods else auth_method_for(meta, has_secret=True)
+    # a native app is a public client: none where the AS allows it; else client_secret_post where it is
+    # offered (a server may hold a client to its method at revocation too, and the SDK's revocation
+    # endpoint reads the secret from the form only), else what the AS asks for
+    if "none" in methods:
+        asked = "none"
+    elif "client_secret_post" in methods:
+        asked = "client_secret_post"
+    else:
+        asked = auth_method_for(meta, has_secret=True)
     body = {
         "client_name": settings.client_name,
         "redirect_uris": [redirect_uri],

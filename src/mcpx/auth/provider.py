@@ -496,6 +496,7 @@ class McpOAuth(httpx.Auth):
         if not isinstance(endpoint, str):
             return "the authorization server offers no revocation; the tokens were only forgotten"
         client = self._stored_client(token)
+        method = client.auth_method  # servers hold a client to the method it registered with
         from authlib.oauth2.auth import ClientAuth
 
         outcomes = []
@@ -504,11 +505,13 @@ class McpOAuth(httpx.Auth):
                 value = token.get(kind)
                 if not isinstance(value, str):
                     continue
-                body = f"token={quote(value)}&token_type_hint={kind}&client_id={quote(client.client_id)}"
+                body = f"token={quote(value)}&token_type_hint={kind}"
+                if method == "client_secret_basic":
+                    body += f"&client_id={quote(client.client_id)}"
                 headers = {"Content-Type": "application/x-www-form-urlencoded"}
-                url, headers, body = ClientAuth(
-                    client.client_id, client.client_secret, client.auth_method
-                ).prepare("POST", endpoint, headers, body)
+                url, headers, body = ClientAuth(client.client_id, client.client_secret, method).prepare(
+                    "POST", endpoint, headers, body
+                )
                 try:
                     response = await http.post(url, content=body.encode(), headers=headers)
                     outcomes.append(f"{kind.replace('_', ' ')}: HTTP {response.status_code}")
