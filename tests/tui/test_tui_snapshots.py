@@ -133,3 +133,20 @@ def test_disabled_tab_and_browser_filter(snap_compare: Any) -> None:
         await quiet(pilot)
 
     assert snap_compare(session.app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_check_view(snap_compare: Any) -> None:
+    session = scripted_app()
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        from mcpx.tui.check_view import CheckView
+
+        app = session.app
+        await settle(pilot, app)
+        await pilot.press("C")
+        await wait_for(
+            pilot, lambda: bool(app.query(CheckView)) and app.query_one(CheckView).report is not None, 60
+        )
+        await settle(pilot, app)
+
+    assert snap_compare(session.app, terminal_size=SIZE, run_before=run_before)

@@ -30,6 +30,7 @@ from textual.worker import Worker, WorkerState
 from mcpx.errors import McpxError
 from mcpx.tui.asking import Asking
 from mcpx.tui.call_history import CallHistory, open_tool_call
+from mcpx.tui.check_view import CheckView, show_check, show_event
 from mcpx.tui.commands import InspectCommands
 from mcpx.tui.connection import Connection, Connector, spec_connector
 from mcpx.tui.death_banner import DeathBanner
@@ -78,6 +79,9 @@ class InspectApp(App[int]):
         Binding("i", "show_info", "Info", id="show-info", tooltip="Instructions, capabilities, handshake"),
         Binding(
             "b", "focus_browser", "Browser", show=False, id="focus-browser", tooltip="Jump to the catalogue"
+        ),
+        Binding(
+            "C", "show_check", "Check", show=False, id="show-check", tooltip="Run mcpx check on the server"
         ),
     ]
 
@@ -147,6 +151,8 @@ class InspectApp(App[int]):
                     yield Lazy(
                         RootsView(id="roots").data_bind(InspectApp.roots, asked=InspectApp.roots_asked)
                     )
+                with TabPane("Check", id="check-tab"):
+                    yield Lazy(CheckView(self.traffic, id="check"))
         # the traffic panel mounts right after the first paint: the tool list shows sooner (a cold start
         # spends ~0.2 s on the panel's tabs, inputs and views otherwise)
         yield Lazy(
@@ -250,6 +256,10 @@ class InspectApp(App[int]):
     def _roots_changed(self, event: RootsView.Changed) -> None:
         self.asking.set_roots(event.roots)
 
+    @on(CheckView.ExchangeSelected)
+    def _exchange_selected(self, event: CheckView.ExchangeSelected) -> None:
+        show_event(self, event.seq)
+
     @on(TrafficPanel.LevelChosen)
     def _level_chosen(self, event: TrafficPanel.LevelChosen) -> None:
         self.set_log_level(event.level)
@@ -313,6 +323,9 @@ class InspectApp(App[int]):
         self.query_one("#side", TabbedContent).active = "roots-tab"
         for view in self.query(RootsView):
             view.focus_table()
+
+    def action_show_check(self) -> None:
+        show_check(self)
 
     def action_clear_log(self) -> None:
         self.panel.clear()

@@ -52,6 +52,11 @@ class InspectCommands(Provider):
                 app.asking.show_next,
                 "Open the next elicitation or sampling request the server is waiting on",
             ),
+            (
+                "Check the server (mcpx check)",
+                app.action_show_check,
+                "Run the protocol checks on this connection; enter on a finding shows its exchange",
+            ),
         ]
         if app.session.signed_in:
             commands.append(

@@ -115,8 +115,8 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
 
     def on_mount(self) -> None:
         side = self.query_one("#side", TabbedContent)
-        # this session's calls and the roots it offers: a recording makes no calls and offers nothing
-        for tab in ("history-tab", "roots-tab"):
+        # this session's calls, the roots it offers, checks of a live server: a recording has none of them
+        for tab in ("history-tab", "roots-tab", "check-tab"):
             if side.query(f"#{tab}"):
                 side.hide_tab(tab)
         self._show(self.moment)
