@@ -271,3 +271,27 @@ def test_ls_finds_the_project_config_here(tmp_path: Path) -> None:
     run = subprocess.run([*MCPX, "ls"], capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env)
     assert run.returncode == 0, run.stderr
     assert "Claude Code (project)" in run.stdout and "connected" in run.stdout
+
+
+async def test_a_hung_remote_server_fails_at_its_timeout_and_lets_go(tmp_path: Path) -> None:
+    """A URL that accepts connections and never answers: failed at the timeout, closed a moment later."""
+    import socket
+
+    from mcpx.transports.spec import ServerSpec
+    from mcpx.workspace.discovery import Configured
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+        row = Configured("hangs", "test", "test", spec=ServerSpec(url=url, transport="http"))
+        workspace = Workspace([row], connect_timeout=2, probe_timeout=1)
+        started = time.monotonic()
+        workspace.start()
+        await workspace.wait_settled(timeout=30)
+        settled = time.monotonic() - started
+        entry = workspace.entries[0]
+        assert entry.state == "failed" and entry.reason == "no answer within 2 s of starting"
+        assert settled < 10  # 2 s, plus a loaded machine
+        await workspace.close()
+        assert time.monotonic() - started - settled < 8  # not the HTTP client's own 30 s

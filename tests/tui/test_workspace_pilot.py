@@ -133,7 +133,10 @@ def test_workspace_screen(snap_compare: Any) -> None:
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, WorkspaceScreen))
-        await pilot.press("down", "down", "down", "down", "down")
+        table = pilot.app.screen.query_one(ServerTable)
+        await wait_for(pilot, lambda: table.row_count == 8 and table.has_focus)
+        await pilot.press(*["down"] * 5)
+        await wait_for(pilot, lambda: table.cursor_row == 5)
         await quiet(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -144,7 +147,12 @@ def test_agent_view_screen(snap_compare: Any) -> None:
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, WorkspaceScreen))
-        await pilot.press("a", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down")
+        table = pilot.app.screen.query_one(AgentTable)
+        await wait_for(pilot, lambda: table.row_count == 15)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: table.has_focus)
+        await pilot.press(*["down"] * 10)
+        await wait_for(pilot, lambda: table.cursor_row == 10)
         await quiet(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -77,9 +77,10 @@ async def _run(configs: list[str], timeout: float, era: str, probe_timeout: floa
         else:
             text = render(entries)
         code = 4 if any(e.failed for e in entries) else 0
+        sys.stdout.write(text)  # now: closing a hung remote server may take a moment more
+        sys.stdout.flush()
     finally:
         await workspace.close()
-    sys.stdout.write(text)
     return code
 
 

@@ -231,6 +231,8 @@ class Peer:
             raise
         finally:
             _SENDING.reset(sending)
+            if pending.future.done() and not pending.future.cancelled():
+                pending.future.exception()  # retrieved: a timeout that raced our cancellation is no error
             if pending.timer is not None:
                 pending.timer.cancel()
             self._pending.pop(rid, None)

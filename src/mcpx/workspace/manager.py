@@ -38,6 +38,8 @@ _CHANGED = {
     "notifications/prompts/list_changed": "prompts",
 }
 Clock = Callable[[], float]
+#: seconds a remote server whose connect was given up gets to hear of it and close
+ABANDON_SECONDS = 1.0
 
 
 @dataclass(slots=True)
@@ -235,7 +237,7 @@ class Workspace:
         client: Client | None = None
         first_seq = len(entry.traffic)
         try:
-            client = await self._connect(entry, configured)
+            client = await self._connect(entry, configured, first_seq)
             entry.client = client
             self._connected(entry, client)
             await self._load(entry, client, set(COUNTED), refresh=False)
@@ -255,6 +257,8 @@ class Workspace:
         except asyncio.CancelledError:
             self._set(entry, "closed")
             raise
+        except _Reported:
+            pass
         except McpxError as exc:
             self._failed(entry, exc, "failed", first_seq)
         except Exception as exc:  # nothing a server does may take the workspace down
@@ -265,7 +269,7 @@ class Workspace:
                 with contextlib.suppress(Exception):
                     await asyncio.shield(client.close())
 
-    async def _connect(self, entry: Entry, configured: Configured) -> Client:
+    async def _connect(self, entry: Entry, configured: Configured, first_seq: int) -> Client:
         spec = configured.spec
         assert spec is not None
         kind = "remote" if configured.remote else "stdio"
@@ -291,12 +295,25 @@ class Workspace:
             timeout=self.request_timeout,
             connect_timeout=self.connect_timeout,
         )
+        connecting = asyncio.ensure_future(client.connect())
+        connecting.add_done_callback(_retrieve)
         try:
-            await asyncio.wait_for(client.connect(), self.connect_timeout)
-        except asyncio.TimeoutError:
-            await client.close()
-            raise RequestTimeoutError(f"no answer within {self.connect_timeout:g} s of starting") from None
-        except BaseException:
+            done, _ = await asyncio.wait({connecting}, timeout=self.connect_timeout)
+            if not done:
+                # failed now; cleaning up may take a while (a hung remote server is told of the cancelled
+                # request over a connection that hangs too), and must not delay the verdict
+                connecting.cancel()
+                error = RequestTimeoutError(f"no answer within {self.connect_timeout:g} s of starting")
+                self._failed(entry, error, "failed", first_seq)
+                release()
+                await self._abandon(connecting, client, configured.remote)
+                raise _Reported
+            connecting.result()
+        except asyncio.CancelledError:
+            connecting.cancel()
+            await self._abandon(connecting, client, configured.remote)
+            raise
+        except McpxError:
             await client.close()
             raise
         finally:
@@ -304,6 +321,15 @@ class Workspace:
             release()
         entry.connect_seconds = self.clock() - started
         return client
+
+    async def _abandon(self, connecting: asyncio.Future[Any], client: Client, remote: bool) -> None:
+        """Close a client whose connect was given up; a remote one gets a few seconds at most."""
+        await asyncio.wait({connecting}, timeout=ABANDON_SECONDS if remote else None)
+        if remote:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(client.close(), ABANDON_SECONDS)
+        else:
+            await client.close()  # a process: closing it is bounded by the stdio transport's own grace
 
     def _connected(self, entry: Entry, client: Client) -> None:
         opened = client.opened
@@ -375,6 +401,15 @@ class Workspace:
             tail = [e.raw for e in entry.traffic.since(first_seq) if e.channel == "stderr"]
         entry.stderr_tail = tuple(tail[-self.stderr_lines :]) if self.stderr_lines else ()
         self._set(entry, state, reason=error.message)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()  # seen: the caller reports it, or gave up on it
+
+
+class _Reported(Exception):
+    """The failure is already on the entry (raised to end its task quietly)."""
 
 
 def _has_loop() -> bool:
