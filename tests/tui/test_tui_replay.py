@@ -165,11 +165,16 @@ async def test_replay_steps_through_the_session(recording: Path) -> None:
         body = text_of(calls.query_one("#call-result-body", Static))
         assert '"hello"' in body and "Result" in body
 
-        # the scrubber's own keys when it has focus
+        # the scrubber's own keys when it has focus, and a click on its bar
         await pilot.press("m", "home")
         await wait_for(pilot, lambda: app.moment == 0)
         await pilot.press("right", "right")
         await wait_for(pilot, lambda: app.moment == 2)
+        scrubber = app.query_one(Scrubber)
+        bar = scrubber.content_region.width - 1
+        await pilot.click(Scrubber, offset=(1 + bar // 2, 1))  # the middle of the bar (padding 1)
+        middle = round((bar // 2) / bar * (len(app.traffic) - 1))
+        await wait_for(pilot, lambda: app.moment == middle)
 
         # anything that would send is refused with a sentence
         notes.clear()

@@ -104,8 +104,9 @@ start and end, **g** goes to the event highlighted in the traffic log, **m** foc
 
     def on_click(self, event: events.Click) -> None:
         width = self.content_region.width
-        if event.y == 1 and width > 1 and self.total:
-            self.move_to(round(event.x / (width - 1) * (self.total - 1)))
+        offset = event.get_content_offset(self)
+        if offset is not None and offset.y == 1 and width > 1 and self.total:  # the bar's line
+            self.move_to(round(offset.x / (width - 1) * (self.total - 1)))
 
     def render(self) -> Content:
         width = max(self.content_region.width, 10)
