@@ -127,7 +127,14 @@ class WorkspaceApp(InspectApp):
         entry = self.current
         seconds = entry.connect_seconds if entry is not None else None
         if session.state == "connected" and seconds is not None and session.connect_seconds != seconds:
-            self.session = replace(session, connect_seconds=seconds, attempt=entry.attempt if entry else 1)
+            # after this change has reached the widgets bound to it (a change made inside the watcher
+            # would be overwritten by the rest of this one's propagation)
+            self.call_next(self._workspace_times, entry)
+
+    def _workspace_times(self, entry: Entry) -> None:
+        session = self.session
+        if entry is self.current and session.state == "connected":
+            self.session = replace(session, connect_seconds=entry.connect_seconds, attempt=entry.attempt)
 
     def action_reconnect(self) -> None:
         if self.current is None or self.refuse_if_read_only("No reconnect"):
