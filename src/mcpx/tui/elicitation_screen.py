@@ -1,27 +1,27 @@
 """`ElicitationScreen`: the server asks the user to fill in a form (form-mode elicitation).
 
-It shows who asks, the message (Markdown) and the fields of `requestedSchema` — the spec's restricted,
-flat kinds — with the defaults pre-filled (SEP-1034) and the required ones marked. The answer is checked
-against the schema before it is sent; the user can still send what fails (a debugger may want to), with
-a second ctrl+s. Three answers, one key each: ctrl+s accepts with the content, ctrl+n declines, Esc
-cancels.
+It shows who asks, the message (Markdown) and a `SchemaForm` for `requestedSchema` — the spec's restricted
+kinds: strings with formats and lengths, numbers and integers with bounds, booleans, single-select enums
+(plain, titled `oneOf`, legacy `enumNames`) and multi-selects — with the defaults pre-filled (SEP-1034),
+the required fields marked and every problem shown beside its field before anything is sent; a second
+ctrl+s sends what fails the checks anyway (a debugger may want to). Three answers, one key each: ctrl+s
+accepts with the content, ctrl+n declines, Esc cancels. F2 edits the content as raw JSON.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import orjson
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
-from textual.widgets import Button, Label, Markdown, Static, TextArea
+from textual.widgets import Button, Label, Markdown
 
-from mcpx.schema.elicitation import describe_fields, fill, problems
 from mcpx.tui.ask_screen import AskScreen
 from mcpx.tui.asking import Ask, Asking
+from mcpx.tui.schema_form import SchemaForm
 
 
 class ElicitationScreen(AskScreen):
@@ -34,13 +34,19 @@ class ElicitationScreen(AskScreen):
         ),
         Binding("escape", "cancel", "Cancel", id="elicit-cancel", tooltip="Dismiss without deciding"),
     ]
+    #: the first field of the form has the focus when the screen opens
+    AUTO_FOCUS = ", ".join(
+        f"#elicit-form {kind}"
+        for kind in ("Input", "Select", "Checkbox", "Switch", "SelectionList", "RadioSet")
+    )
     HELP: ClassVar[str] = """\
 The server asks **you** for information (form-mode elicitation). The fields come from its
 `requestedSchema`: defaults are filled in, required fields are marked with `*`, and what you enter is
-checked against the schema before it is sent.
+checked against the schema before it is sent (problems show beside each field).
 
 **ctrl+s** accepts (sends the content; a second ctrl+s sends it even if it fails the checks), **ctrl+n**
-declines, **Esc** cancels. Servers must not ask for passwords or keys this way.
+declines, **Esc** cancels, **F2** edits the content as raw JSON. Servers must not ask for passwords or keys
+this way.
 """
 
     def __init__(self, ask: Ask, asking: Asking) -> None:
@@ -58,49 +64,29 @@ declines, **Esc** cancels. Servers must not ask for passwords or keys this way.
                 message = self.ask.params.get("message")
                 if isinstance(message, str) and message:
                     yield Markdown(message, id="elicit-message")
-                yield Static(self._fields(), id="elicit-fields")
-                content = fill(self.schema).content
-                text = orjson.dumps(content, option=orjson.OPT_INDENT_2).decode()
-                yield TextArea(text, id="elicit-json", language="json", show_line_numbers=True)
+                yield SchemaForm(self.schema, id="elicit-form")
             yield Label("", id="elicit-problems")
             with Horizontal(classes="ask-buttons"):
                 yield Button("Decline  ^n", id="elicit-decline-button", variant="warning")
                 yield Button("Cancel  Esc", id="elicit-cancel-button")
                 yield Button("Accept  ^s", id="elicit-accept-button", variant="primary")
 
-    def _fields(self) -> str:
-        lines = []
-        for field in describe_fields(self.schema):
-            mark = "[b $text-error]*[/]" if field.required else " "
-            line = f"{mark} [b]{escape(field.name)}[/b] [$text-muted]{escape(field.kind)}[/]"
-            if field.title:
-                line += f"  {escape(field.title)}"
-            if field.description:
-                line += f" [$text-muted]— {escape(field.description)}[/]"
-            lines.append(line)
-        return "\n".join(lines) or "[$text-muted](no fields: accepting sends an empty object)[/]"
+    @property
+    def form(self) -> SchemaForm:
+        return self.query_one("#elicit-form", SchemaForm)
 
-    def on_mount(self) -> None:
-        self.query_one("#elicit-json", TextArea).focus()
-        self._check()
-
-    @on(TextArea.Changed)
+    @on(SchemaForm.Changed)
     def _edited(self) -> None:
         self._confirm_invalid = False
         self._check()
 
-    def content(self) -> Any:
-        return orjson.loads(self.query_one("#elicit-json", TextArea).text)
-
     def _check(self) -> list[str]:
-        try:
-            found = problems(self.schema, self.content())
-        except orjson.JSONDecodeError as exc:
-            found = [f"not JSON: {exc}"]
+        form = self.form
+        found = [] if not form.summary() else [form.summary()]
+        if not form.raw_valid_json:
+            found = ["the raw JSON does not parse"]
         label = self.query_one("#elicit-problems", Label)
-        label.update(
-            "\n".join(f"• {escape(p)}" for p in found) if found else "✓ matches the requested schema"
-        )
+        label.update(escape(found[0]) if found else "matches the requested schema")
         label.set_class(bool(found), "-invalid")
         return found
 
@@ -113,12 +99,11 @@ declines, **Esc** cancels. Servers must not ask for passwords or keys this way.
                 "The content does not match the schema: ctrl+s again sends it anyway.", severity="warning"
             )
             return
-        try:
-            content = self.content()
-        except orjson.JSONDecodeError:
-            self.notify("The content is not JSON: it cannot be sent.", severity="error")
+        if not self.form.raw_valid_json:
+            self.notify("The raw JSON does not parse: nothing can be sent.", severity="error")
             return
-        self.answer({"action": "accept", "content": content})
+        content = self.form.value
+        self.answer({"action": "accept", "content": content if content is not None else {}})
 
     @on(Button.Pressed, "#elicit-decline-button")
     def action_decline(self) -> None:

@@ -98,7 +98,7 @@ before it could answer a request (error -32042), Done sends that request again.
             yield Static(f"[b]{escape(self.host)}[/b]", id="url-host")
             yield Static(escape(self.url), id="url-full")
             for warning in url_warnings(self.url, self.ask.server_host):
-                yield Label(f"⚠ {escape(warning)}", classes="url-warning")
+                yield Label(f"[b]warning:[/b] {escape(warning)}", classes="url-warning")
             if self.ask.server_host is None:
                 yield Label(
                     "The server runs on this machine; the page is on another host.",
@@ -119,7 +119,7 @@ before it could answer a request (error -32042), Done sends that request again.
                 yield Button("Copy  c", id="url-copy-button")
                 yield Button("Decline  d", id="url-decline-button", variant="warning")
                 yield Button("Cancel  Esc", id="url-cancel-button")
-                yield Button("Done  ⏎", id="url-done-button", variant="primary")
+                yield Button("Done  Enter", id="url-done-button", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one("#url-done-button", Button).focus()
