@@ -119,6 +119,9 @@ async def roots(pilot: Any, app: InspectApp, session: Any) -> None:
             {"uri": "file:///home/ana/cities", "name": "cities"},
         ]
     )
+    await wait_for(pilot, lambda: any(e.method == "notifications/roots/list_changed" for e in app.traffic))
+    await settle(pilot, app)
+    app.clear_notifications()
     app.action_show_roots()
     await quiet(pilot)
 

@@ -54,7 +54,8 @@ def test_roots_view(snap_compare: Any) -> None:
         await wait_for(
             pilot, lambda: any(e.method == "notifications/roots/list_changed" for e in session.app.traffic)
         )
-        await settle(pilot, session.app)
+        await settle(pilot, session.app)  # waits for the roots worker too
+        session.app.clear_notifications()  # "Sent notifications/roots/list_changed." would come and go
         session.app.action_show_roots()
         await quiet(pilot)
 
