@@ -177,3 +177,52 @@ def test_without_browser_or_terminal_it_says_how_to_sign_in(protected: Server) -
     error = run.failure(3, "auth_failed")
     assert error["step"] == "authorization"
     assert "mcpx auth login" in error["message"]
+
+
+def test_an_as_without_registration_asks_the_person_for_a_client_id() -> None:
+    """The spec's last resort: no pre-registered client, no metadata document, no dynamic registration —
+    mcpx asks at the terminal (a pty here) for a client id, then signs in with it."""
+    import pty
+
+    callback_port = free_port()
+    redirect = f"http://127.0.0.1:{callback_port}/callback"
+    launched = _launch("--no-registration", redirect)
+    server = next(launched)
+    try:
+        primary, secondary = pty.openpty()
+        proc = subprocess.Popen(
+            [*MCPX, "call", server.url(), "--method", "tools/call", "--tool-name", "whoami",
+             "--oauth-no-browser", "--oauth-callback-port", str(callback_port)],
+            stdin=secondary, stdout=subprocess.PIPE, stderr=secondary, text=True,
+        )  # fmt: skip
+        os.close(secondary)
+        seen = ""
+        try:
+            seen = _read_until(primary, "type its client id here")
+            os.write(primary, b"typed-client\n")
+            seen += _read_until(primary, "Waiting for the redirect")  # printed after the address
+            address = seen[seen.index(f"http://127.0.0.1:{server.port}/authorize?") :].split()[0]
+            answer = httpx.get(address, follow_redirects=True, timeout=30)
+            assert answer.status_code == 200, answer.text
+            stdout, _ = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+            os.close(primary)
+        assert proc.returncode == 0, seen
+        assert "signed in" in stdout
+        assert stored()["clients"][f"http://127.0.0.1:{server.port}"]["client_id"] == "typed-client"
+    finally:
+        launched.close()
+
+
+def _read_until(fd: int, marker: str, timeout: float = 60) -> str:
+    """What a pty shows until `marker` appears (what came with it in the same read included)."""
+    import select
+
+    text, deadline = "", time.monotonic() + timeout
+    while marker not in text:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            raise AssertionError(f"no {marker!r} within {timeout} s; got:\n{text}")
+        text += os.read(fd, 4096).decode("utf-8", "replace")
+    return text

@@ -1,7 +1,7 @@
 """A protected MCP server on the official Python SDK: resource server and authorization server in one
 (`MCPServer(auth_server_provider=…)`), for the sign-in tests.
 
-    python oauth_sdk.py --port N [--token-lifetime S] [--wrong-state]
+    python oauth_sdk.py --port N [--token-lifetime S] [--wrong-state] [--no-registration REDIRECT_URI]
 
 The authorization server approves at once (its /authorize redirects straight back with a code, as the
 conformance suite's do), so `mcpx --oauth-non-interactive` can sign in. Access tokens live
@@ -9,6 +9,8 @@ conformance suite's do), so `mcpx --oauth-non-interactive` can sign in. Access t
 Scopes: `read` (required for everything), `admin` (the `admin_action` tool answers 403
 insufficient_scope without it: step-up). The `stats` tool counts authorizations, code exchanges,
 refreshes, registrations and revocations, so tests can tell a reused token from a new sign-in.
+`--no-registration REDIRECT_URI`: no dynamic registration; one public client, `typed-client`, is known,
+registered with that redirect URI (a person would type its id in).
 """
 
 from __future__ import annotations
@@ -129,9 +131,17 @@ class Provider:
         self.refresh.pop(token.token, None)
 
 
-def build(port: int, lifetime: float, wrong_state: bool) -> Any:
+def build(port: int, lifetime: float, wrong_state: bool, known_redirect: str | None = None) -> Any:
     base = f"http://127.0.0.1:{port}"
     provider = Provider(lifetime, wrong_state)
+    if known_redirect is not None:
+        provider.clients["typed-client"] = OAuthClientInformationFull(
+            client_id="typed-client",
+            redirect_uris=[known_redirect],
+            token_endpoint_auth_method="none",
+            grant_types=["authorization_code", "refresh_token"],
+            scope="read admin",
+        )
     mcp = MCPServer(
         "oauth-sdk",
         auth_server_provider=provider,
@@ -141,7 +151,7 @@ def build(port: int, lifetime: float, wrong_state: bool) -> Any:
             validate_token_resource=True,
             required_scopes=["read"],
             client_registration_options=ClientRegistrationOptions(
-                enabled=True, valid_scopes=["read", "admin"], default_scopes=["read"]
+                enabled=known_redirect is None, valid_scopes=["read", "admin"], default_scopes=["read"]
             ),
             revocation_options=RevocationOptions(enabled=True),
         ),
@@ -228,11 +238,12 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--token-lifetime", type=float, default=3600)
     parser.add_argument("--wrong-state", action="store_true")
+    parser.add_argument("--no-registration", metavar="REDIRECT_URI")
     args = parser.parse_args()
     import uvicorn
 
     uvicorn.run(
-        build(args.port, args.token_lifetime, args.wrong_state),
+        build(args.port, args.token_lifetime, args.wrong_state, args.no_registration),
         host="127.0.0.1",
         port=args.port,
         log_level="warning",

@@ -115,8 +115,8 @@ async def _answer(writer: asyncio.StreamWriter, status: int, title: str, text: s
         await writer.drain()
 
 
-async def paste_from_terminal() -> Redirect | None:
-    """Wait for one line on a terminal stdin (the redirected address); None when stdin is no terminal."""
+async def read_terminal_line() -> str | None:
+    """One line typed on a terminal stdin, read without blocking the loop; None when stdin is no terminal."""
     if not sys.stdin.isatty():
         return None
     loop = asyncio.get_running_loop()
@@ -127,7 +127,7 @@ async def paste_from_terminal() -> Redirect | None:
     def readable() -> None:
         data = os.read(fd, 4096)
         chunks.append(data)
-        if (b"\n" in data or not data) and not done.done():
+        if (b"\n" in data or b"\r" in data or not data) and not done.done():
             done.set_result(b"".join(chunks).decode("utf-8", "replace"))
 
     try:
@@ -138,8 +138,13 @@ async def paste_from_terminal() -> Redirect | None:
         line = await done
     finally:
         loop.remove_reader(fd)
-    line = line.strip()
-    if "?" not in line and "#" not in line:
+    return line.strip()
+
+
+async def paste_from_terminal() -> Redirect | None:
+    """Wait for the redirected address pasted on a terminal; None when stdin is no terminal."""
+    line = await read_terminal_line()
+    if line is None or ("?" not in line and "#" not in line):
         return None
     return redirect_from_url(line, "pasted")
 

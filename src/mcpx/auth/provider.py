@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 import httpx
 
-from mcpx.auth.callback import Loopback, Redirect, follow_once, paste_from_terminal
+from mcpx.auth.callback import Loopback, Redirect, follow_once, paste_from_terminal, read_terminal_line
 from mcpx.auth.challenge import Challenge, bearer_challenge
 from mcpx.auth.discovery import Discovery, Step, canonical_uri, discover, origin_of
 from mcpx.auth.flow import (
@@ -343,7 +343,7 @@ class McpOAuth(httpx.Auth):
     async def _listen(self, issuer: str) -> Loopback:
         port = self.settings.callback_port
         saved = ClientInfo.from_record(self.store.client(issuer) or {})
-        if port is None and saved is not None and saved.kind == "dynamic" and saved.redirect_uri:
+        if port is None and saved is not None and saved.kind != "metadata-document" and saved.redirect_uri:
             # a dynamically registered client keeps its port: its registered redirect stays valid
             with contextlib.suppress(ValueError):
                 port = httpx.URL(saved.redirect_uri).port
@@ -372,11 +372,36 @@ class McpOAuth(httpx.Auth):
             self._note("client", f"using the Client ID Metadata Document {client.client_id}")
             return client
         saved = ClientInfo.from_record(self.store.client(issuer) or {})
-        if saved is not None and saved.kind == "dynamic" and saved.redirect_uri == redirect_uri:
+        if saved is not None and saved.kind != "metadata-document" and saved.redirect_uri == redirect_uri:
             self._note("client", f"using client {saved.client_id}, registered earlier with {issuer}")
             return saved
+        if not isinstance(meta.get("registration_endpoint"), str):
+            asked = await self._ask_for_client(found, redirect_uri)
+            if asked is not None:
+                return asked
         client = await register(http, found, settings, redirect_uri, self._note, self._scopes)
         self.store.save_client(issuer, client.record())
+        return client
+
+    async def _ask_for_client(self, found: Discovery, redirect_uri: str) -> ClientInfo | None:
+        """The spec's last resort: the AS registers no clients by itself, so ask the person at the
+        terminal for a client id registered there (its secret, if any, from $MCPX_OAUTH_CLIENT_SECRET)."""
+        if self.paste is not paste_from_terminal or not sys.stdin.isatty():
+            return None
+        issuer = found.issuer or ""
+        self.show(
+            f"{issuer} does not register clients by itself. Register mcpx there with the redirect URI "
+            f"{redirect_uri} (keep the port with --oauth-callback-port), then type its client id here "
+            "(a client secret goes in $MCPX_OAUTH_CLIENT_SECRET, never on screen):"
+        )
+        line = await read_terminal_line()
+        if not line:
+            return None
+        secret = self.settings.client_secret or os.environ.get("MCPX_OAUTH_CLIENT_SECRET") or None
+        method = auth_method_for(found.as_metadata or {}, bool(secret))
+        client = ClientInfo(line, secret, method, "pre-registered", redirect_uri)
+        self.store.save_client(issuer, client.record())
+        self._note("client", f"using client {line}, typed in by the user ({method})")
         return client
 
     async def _authorize(
