@@ -3,6 +3,7 @@ clock): the form elicitation, the sampling request, the URL elicitation, and the
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from asking_frames import FORM, SAMPLING, URL, request
@@ -10,8 +11,11 @@ from scripted import quiet, scripted_app, settle, wait_for
 from textual.pilot import Pilot
 
 from mcpx.tui.ask_screen import AskScreen
+from mcpx.tui.sampling_screen import SamplingScreen
+from mcpx.tui.url_elicitation_screen import UrlElicitationScreen
 
 SIZE = (120, 40)
+URL_DONE = {"elicitationId": URL["elicitationId"]}
 
 
 def _asked(method: str, params: dict[str, Any]) -> Any:
@@ -60,3 +64,28 @@ def test_roots_view(snap_compare: Any) -> None:
         await quiet(pilot)
 
     assert snap_compare(session.app, terminal_size=SIZE, run_before=run_before)
+
+
+# -- behaviour on the same scripted session ----------------------------------------------------------------
+async def test_a_completed_url_elicitation_closes_its_screen_and_a_withdrawn_question_goes_away() -> None:
+    session = scripted_app()
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        session.transport.emit(request("srv-1", "elicitation/create", URL))
+        session.transport.emit(request("srv-2", "sampling/createMessage", SAMPLING))
+        await wait_for(pilot, lambda: isinstance(app.screen, UrlElicitationScreen) and app.waiting == 2)
+        # the server says the page's flow is done: the screen closes, answered accept
+        complete = {"jsonrpc": "2.0", "method": "notifications/elicitation/complete", "params": URL_DONE}
+        session.transport.emit(json.dumps(complete))
+        await wait_for(pilot, lambda: isinstance(app.screen, SamplingScreen))
+        answer = next(e for e in app.traffic if e.direction == "out" and e.rpc_id == "srv-1")
+        assert json.loads(answer.raw)["result"] == {"action": "accept"}
+        assert app.waiting == 1 and "link-7" in app.asking.completed
+        # the server withdraws the sampling request: its screen closes and nothing is sent for it
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "srv-2"}}
+        session.transport.emit(json.dumps(cancel))
+        await wait_for(pilot, lambda: not isinstance(app.screen, AskScreen) and app.waiting == 0)
+        await pilot.pause()
+        assert not [e for e in app.traffic if e.direction == "out" and e.rpc_id == "srv-2"]
+        assert "waiting" not in str(app.query_one("#header").render())

@@ -121,7 +121,11 @@ class Asking:
             self._changed()
             screen = ask.screen
             if screen is not None and ask.future.cancelled() and screen.is_attached:
-                self.app.notify(f"The server withdrew its {kind} request #{ask.number}.", severity="warning")
+                self.app.notify(
+                    f"The {kind} request #{ask.number} is no longer asked: the server withdrew it or the "
+                    "connection ended.",
+                    severity="warning",
+                )
                 screen.dismiss(None)
             self.app.call_next(self.show_next)
 
