@@ -92,7 +92,10 @@ class Client:
         roots: list[dict[str, Any]] | None = None,
         on_elicit: ServerRequestHandler | None = None,
         on_sample: ServerRequestHandler | None = None,
+        sampling: dict[str, Any] | None = None,
     ) -> None:
+        """`sampling` is the sampling capability to declare with `on_sample` (default `{}`; the TUI, whose
+        user can write tool_use replies, declares `{"tools": {}}`)."""
         self.transport = transport
         self.peer = Peer(transport, timeout=timeout)
         self.era: Era = era or AutoEra()
@@ -112,7 +115,7 @@ class Client:
             capabilities["elicitation"] = {"form": {}, "url": {}}
             self._answers["elicitation/create"] = self._patient(on_elicit)
         if on_sample is not None:
-            capabilities["sampling"] = {}
+            capabilities["sampling"] = dict(sampling or {})
             self._answers["sampling/createMessage"] = self._patient(on_sample)
         for method, handler in self._answers.items():
             self.peer.on_request(method, _adapt(handler))

@@ -36,6 +36,7 @@ async def connect(
     roots: list[dict[str, Any]] | None = None,
     on_elicit: ServerRequestHandler | None = None,
     on_sample: ServerRequestHandler | None = None,
+    sampling: dict[str, Any] | None = None,
     auth: Callable[[TrafficLog], Any] | None = None,
 ) -> AsyncIterator[Client]:
     """Start or reach the server, open the conversation, and close everything on the way out.
@@ -59,6 +60,7 @@ async def connect(
         roots=roots,
         on_elicit=on_elicit,
         on_sample=on_sample,
+        sampling=sampling,
     )
     async with client:
         yield client

@@ -94,7 +94,13 @@ class Asking:
 
     def client_options(self) -> dict[str, Any]:
         """What `mcpx.connect()` / `Client()` take to answer through this queue."""
-        return {"roots": list(self.roots), "on_elicit": self.elicit, "on_sample": self.sample}
+        # sampling with tools: the user can answer with tool_use blocks in the reply's JSON
+        return {
+            "roots": list(self.roots),
+            "on_elicit": self.elicit,
+            "on_sample": self.sample,
+            "sampling": {"tools": {}},
+        }
 
     async def _ask(self, kind: AskKind, params: Any) -> Any:
         from mcpx.protocol.client import RETRY_KEY
