@@ -1,7 +1,13 @@
 """What the URL elicitation screen tells the user before a page is opened, and when mcpx will not start a
-browser (pure functions, no screen)."""
+browser (pure functions, no screen); `mcpx inspect --root` reaches the TUI."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
 
 from mcpx.tui.url_elicitation_screen import browser_refusal, url_warnings
 
@@ -28,3 +34,19 @@ def test_no_browser_over_ssh_or_without_a_display() -> None:
     assert browser_refusal({"DISPLAY": ":0"}, "linux") is None
     assert browser_refusal({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
     assert browser_refusal({}, "darwin") is None
+
+
+def test_inspect_passes_its_roots_to_the_tui(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from mcpx.cli.main import app as cli
+    from mcpx.tui import app as tui_app
+
+    seen: list[Any] = []
+    monkeypatch.setattr(tui_app, "run_inspect", lambda spec, **kw: seen.append(kw["roots"]) or 0)
+    server = Path(__file__).parents[1] / "servers" / "sdk_asking.py"
+    args = ["inspect", str(server), "--root", str(tmp_path), "--root", "https://example.com/repo"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert seen[-1] == [
+        {"uri": tmp_path.resolve().as_uri(), "name": tmp_path.name},
+        {"uri": "https://example.com/repo", "name": "repo"},
+    ]
