@@ -42,19 +42,27 @@ def test_a_healthy_remote_server(servers: dict[str, Server]) -> None:
     names = [step["name"] for step in report["steps"]]
     assert names == [
         "URL",
-        "DNS and TCP connect",
+        "DNS",
+        "TCP connect",
+        "HTTP answer",
         "answers in time",
         "protocol version",
         "capabilities match behaviour",
     ]
-    assert "over http" in report["steps"][2]["detail"]
+    assert "over http" in report["steps"][4]["detail"]
+    # the HTTP steps carry httpx's trace timings (--format json too)
+    answer = report["steps"][3]
+    assert answer["detail"].startswith("HTTP 200") and {"connect_ms", "first_byte_ms"} <= set(
+        answer["timings"]
+    )
+    assert report["steps"][1]["timings"]["dns_ms"] >= 0
 
 
 def test_nothing_listening() -> None:
     code, report = doctor(f"http://127.0.0.1:{free_port()}/mcp")
     assert code == 4
     step = failed(report)
-    assert step["name"] == "DNS and TCP connect" and "refused" in step["got"]
+    assert step["name"] == "TCP connect" and "refused" in step["got"]
 
 
 def test_a_wrong_path(servers: dict[str, Server]) -> None:
@@ -69,4 +77,8 @@ def test_a_server_that_wants_a_token(servers: dict[str, Server]) -> None:
     assert code == 3
     step = failed(report)
     assert step["name"] == "authorization"
-    assert "--bearer" in step["hint"]
+    assert "--bearer" in step["hint"] and "mcpx auth login" in step["hint"]
+    # authorization discovery walked PRM (the challenge's, then the well-known ones) and the AS metadata
+    assert "resource_metadata=" in step["got"] and "/.well-known/oauth-protected-resource" in step["got"]
+    assert "2025-03-26" in step["got"]
+    assert report["verdict"].count("\n") == 0

@@ -83,3 +83,24 @@ async def test_the_palette_offers_the_checks() -> None:
         binding = next(b for b in app.BINDINGS if getattr(b, "id", None) == "show-check")
         assert binding.action == "show_check"
         assert CheckView.HELP.strip()
+
+
+async def test_a_server_that_cannot_be_reached_points_at_the_doctor() -> None:
+    import socket
+
+    from mcpx.transports.spec import resolve_target
+    from mcpx.tui.app import make_app
+    from mcpx.tui.death_banner import DeathBanner
+    from mcpx.tui.settings import InspectSettings
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/mcp"  # nothing listens there
+    app = make_app(resolve_target(url), settings=InspectSettings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session.state == "failed", 30)
+        await pilot.pause()
+        banner = app.query_one(DeathBanner)
+        text = str(banner.render())
+        assert "Could not connect" in text and f"mcpx doctor {url}" in text

@@ -46,6 +46,8 @@ class Step:
     expected: str = ""
     got: str = ""
     hint: str = ""
+    #: milliseconds per phase (DNS, connect, TLS handshake, first byte) for the network steps
+    timings: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -63,7 +65,8 @@ class Report:
         failed = self.failed
         if failed is None:
             return "the server connects and answers as it should"
-        return f"{failed.name}: {failed.got or failed.detail}" + (f" — {failed.hint}" if failed.hint else "")
+        said = (failed.got or failed.detail).split("\n")[0]
+        return f"{failed.name}: {said}" + (f" — {failed.hint}" if failed.hint else "")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -282,13 +285,22 @@ class CommandDoctor:
 
 
 class UrlDoctor(CommandDoctor):
-    """The walk for a remote server: address → TCP connect → answers (transport and era) → version →
-    capabilities. TLS, HTTP timings from httpx's trace hooks and authorization discovery come later."""
+    """The walk for a remote server: address → DNS → TCP connect → TLS (https) → the first HTTP answer
+    (timed by httpx's trace hooks; a 401 leads to authorization discovery) → answers (transport and era)
+    → version → capabilities."""
 
     async def run(self) -> Report:
+        from mcpx.check import doctor_net
+
         try:
             host, port = self._address()
-            await self._timed("DNS and TCP connect", lambda: self._reach(host, port))
+            self.report.exit_code = 4
+            await self._timed("DNS", lambda: doctor_net.resolve(host, port, self.timeout))
+            await self._timed("TCP connect", lambda: self._reach(host, port))
+            self.report.exit_code = 4
+            if (self.spec.url or "").startswith("https:"):
+                await self._timed("TLS", lambda: doctor_net.tls(host, port, self.timeout))
+            await self._http_answer()
             client = Client(self.spec.open(self.traffic), era=self.era, timeout=self.timeout)
             try:
                 await self._timed("answers in time", lambda: self._answer(client))
@@ -301,6 +313,31 @@ class UrlDoctor(CommandDoctor):
             pass
         return self.report
 
+    async def _http_answer(self) -> None:
+        from mcpx.check import doctor_net
+        from mcpx.transports.http_common import client_for
+
+        url = self.spec.url or ""
+        self.report.exit_code = 4
+        http = client_for(url, self.traffic, secret_headers=self.spec.secret_headers)
+        http.timeout = httpx_timeout(self.timeout)
+        try:
+            started = time.monotonic()
+            step, response = await doctor_net.first_answer(http, url, dict(self.spec.headers))
+            step.took = time.monotonic() - started
+            if step.status == "fail":
+                raise self._fail(step)
+            self._add(step)
+            if response is not None and response.status_code == 401:
+                self.report.exit_code = 3
+                started = time.monotonic()
+                auth = await doctor_net.authorization(url, response, self.timeout)
+                auth.took = time.monotonic() - started
+                raise self._fail(auth)
+        finally:
+            await http.aclose()
+        self.report.exit_code = 0
+
     def _address(self) -> tuple[str, int]:
         url = urlsplit(self.spec.url or "")
         if url.scheme not in ("http", "https") or not url.hostname:
@@ -311,7 +348,7 @@ class UrlDoctor(CommandDoctor):
         return url.hostname, port
 
     async def _reach(self, host: str, port: int) -> Step:
-        name = "DNS and TCP connect"
+        name = "TCP connect"
         self.report.exit_code = 4
         try:
             _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout=self.timeout)
@@ -354,6 +391,12 @@ class UrlDoctor(CommandDoctor):
         transport = client.transport.describe().get("transport", client.transport.name)
         first = "initialize" if opened.era == "legacy" else "server/discover"
         return Step(name, "ok", detail=f"{first} answered over {transport} ({opened.era} era)")
+
+
+def httpx_timeout(seconds: float) -> Any:
+    import httpx
+
+    return httpx.Timeout(seconds)
 
 
 async def doctor(spec: ServerSpec, era: Era, *, timeout: float = 10.0) -> Report:

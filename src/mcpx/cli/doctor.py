@@ -62,6 +62,13 @@ async def _run(spec: Any, era: Any, timeout: float, fmt: str) -> int:
                 f"  {_MARKS[step.status]} {step.name:<30} {step.took * 1000:7.0f} ms  {step.detail}".rstrip()
             )
             out.append(line)
+            if step.timings:
+                out.append(
+                    "      "
+                    + " · ".join(
+                        f"{k.removesuffix('_ms').replace('_', ' ')} {v:g} ms" for k, v in step.timings.items()
+                    )
+                )
             if step.status in ("fail", "warn"):
                 if step.expected:
                     out.append(f"      expected: {step.expected}")

@@ -54,6 +54,8 @@ class DeathBanner(Static):
         if getattr(self.app, "read_only", False):
             parts.append(("\nAs recorded: the session ended here.", "$foreground-muted"))
             return Content.assemble(*parts)
+        if session.state == "failed" and session.target:
+            parts += ["\nTo see which step fails: ", (f"mcpx doctor {printable(session.target)}", "bold")]
         parts += ["\nPress ", (" r ", "bold reverse"), " to reconnect (the traffic log is kept), "]
         parts += [(" q ", "bold reverse"), " to quit."]
         return Content.assemble(*parts)
