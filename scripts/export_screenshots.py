@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "tui"))
 
 from asking_frames import FORM, SAMPLING, URL, request  # noqa: E402
+from call_scenes import call_script, filled_form, invalid_form, progress  # noqa: E402
 from scripted import (  # noqa: E402
     CONDITIONS_TOOL,
     MAP_TOOL,
@@ -150,7 +151,12 @@ SHOTS: dict[str, Step] = {
     "inspect-roots": roots,
     "inspect-structured-mismatch": structured_mismatch,
     "inspect-image-result": image_result,
+    "inspect-tool-form": filled_form,
+    "inspect-tool-form-invalid": invalid_form,
+    "inspect-tool-progress": progress,
 }
+#: shots whose session needs the calling script (book_trip, a held long_report)
+CALL_SHOTS = {"inspect-tool-form", "inspect-tool-form-invalid", "inspect-tool-progress"}
 
 
 async def shoot(name: str, step: Step, size: tuple[int, int], out: Path) -> Path:
@@ -159,6 +165,8 @@ async def shoot(name: str, step: Step, size: tuple[int, int], out: Path) -> Path
         script = Script(
             after_initialized=LOGS, tools=[*TOOLS, CONDITIONS_TOOL, MAP_TOOL], calls=result_calls()
         )
+    if name in CALL_SHOTS:
+        script = call_script()
     session = scripted_app(script)
     app = session.app
     async with app.run_test(size=size) as pilot:

@@ -199,6 +199,8 @@ class Script:
     #: tools/call results by tool name, resources/read results by URI (others get an error)
     calls: dict[str, dict[str, Any]] = field(default_factory=dict)
     reads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: tools whose calls get no answer from the script (a test sends progress and the answer itself)
+    held: set[str] = field(default_factory=set)
     #: frames (raw text) the server sends right after `notifications/initialized`
     after_initialized: list[str] = field(default_factory=list)
     stderr_at_start: list[str] = field(
@@ -215,7 +217,7 @@ class Script:
             caps["prompts"] = {}
         return caps
 
-    def answer(self, request: Request) -> tuple[dict[str, Any], float]:
+    def answer(self, request: Request) -> tuple[dict[str, Any] | None, float]:
         method = request.method
         delay = self.latency.get(method, 0.01)
         lists = {
@@ -238,6 +240,8 @@ class Script:
             result = {}
         elif method in ("tools/call", "resources/read") and isinstance(request.params, dict):
             key = request.params.get("name") if method == "tools/call" else request.params.get("uri")
+            if method == "tools/call" and key in self.held:
+                return None, delay
             table = self.calls if method == "tools/call" else self.reads
             if key not in table:
                 return {
@@ -281,7 +285,8 @@ class ScriptedTransport:
         event = self.traffic.sent(text, message, "stdio")
         if isinstance(message, Request):
             reply, delay = self.script.answer(message)
-            self._push(delay, "frame", json.dumps(reply, separators=(",", ":")))
+            if reply is not None:
+                self._push(delay, "frame", json.dumps(reply, separators=(",", ":")))
         elif getattr(message, "method", None) == "notifications/initialized":
             for raw in self.script.after_initialized:
                 self._push(0.005, "frame", raw)

@@ -150,3 +150,36 @@ def test_check_view(snap_compare: Any) -> None:
         await settle(pilot, app)
 
     assert snap_compare(session.app, terminal_size=SIZE, run_before=run_before)
+
+
+def _call_scene(step: Any) -> Any:
+    from call_scenes import call_script
+
+    session = scripted_app(call_script())
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot, session.app)
+        await step(pilot, session.app, session)
+
+    return session.app, run_before
+
+
+def test_tool_form_filled(snap_compare: Any) -> None:
+    from call_scenes import filled_form
+
+    app, run_before = _call_scene(filled_form)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_tool_form_invalid(snap_compare: Any) -> None:
+    from call_scenes import invalid_form
+
+    app, run_before = _call_scene(invalid_form)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_tool_call_progress(snap_compare: Any) -> None:
+    from call_scenes import progress
+
+    app, run_before = _call_scene(progress)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -83,6 +83,9 @@ class InspectApp(App[int]):
         Binding(
             "C", "show_check", "Check", show=False, id="show-check", tooltip="Run mcpx check on the server"
         ),
+        Binding(
+            "ctrl+r", "call_tool", "Call", show=False, id="call-selected-tool", tooltip="Call the tool shown"
+        ),
     ]
 
     session: reactive[SessionState] = reactive(SessionState, init=False)
@@ -309,6 +312,14 @@ class InspectApp(App[int]):
 
     def action_focus_browser(self) -> None:
         self.query_one(ItemBrowser).focus_list()
+
+    def action_call_tool(self) -> None:
+        """ctrl+r from anywhere: the selected tool's call button (its panel explains a refusal)."""
+        from mcpx.tui.tool_call import ToolCallPanel
+
+        panels = self.query(ToolCallPanel)
+        if panels:
+            panels.first().action_call()
 
     def action_show_info(self) -> None:
         side = self.query_one("#side", TabbedContent)

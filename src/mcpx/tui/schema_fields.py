@@ -83,10 +83,10 @@ class FieldView(Vertical):
     """A field of the form: label, editor, help, error."""
 
     DEFAULT_CSS = """
-    FieldView { height: auto; margin: 0 0 1 0; }
+    FieldView { height: auto; margin: 0; }
     FieldView.-bare { margin: 0; }
     FieldView > .field-label { height: auto; }
-    FieldView > .field-help { color: $text-muted; height: auto; }
+    FieldView .field-help { color: $text-muted; height: auto; }
     FieldView > .field-error { color: $text-error; height: auto; display: none; }
     FieldView.-invalid > .field-error { display: block; }
     FieldView Input, FieldView Select { width: 1fr; max-width: 80; background: $boost; }
@@ -130,10 +130,10 @@ class FieldView(Vertical):
     def label(self) -> Content:
         spec = self.node.spec
         parts: list[tuple[str, str] | str] = [(spec.title or "(value)", "bold")]
-        if spec.name and spec.title and spec.name.lower() != spec.title.lower().replace(" ", "_"):
-            parts.append((f" {spec.name}", "$text-muted"))
         if spec.required:
             parts.append((" *", "bold $text-error"))
+        if spec.name and spec.title and spec.name.lower() != spec.title.lower().replace(" ", "_"):
+            parts.append((f"  {spec.name}", "$text-muted"))
         parts.append((f"  {type_hint(self.node)}", "$text-muted"))
         if spec.header:
             parts += ["  ", (f" header {spec.header} ", "$accent reverse")]

@@ -158,10 +158,13 @@ a string field is sent as a string, a number field sends a number.
         self._validate()
 
     def _rebuild(self) -> None:
-        fields = self.query_one("#form-fields", Vertical)
-        fields.remove_children()
-        fields.mount(field_view(self.model.root, bare=True))
-        self.call_after_refresh(self._validate)
+        async def rebuild() -> None:
+            fields = self.query_one("#form-fields", Vertical)
+            await fields.remove_children()
+            await fields.mount(field_view(self.model.root, bare=True))
+            self._validate()  # now that the new fields can show their errors
+
+        self.call_later(rebuild)
 
     # -- changes -------------------------------------------------------------------------------------
     @on(FieldView.Edited)

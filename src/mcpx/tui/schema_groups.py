@@ -9,7 +9,8 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Collapsible, Input
+from textual.content import Content
+from textual.widgets import Button, Collapsible, Input, Static
 
 from mcpx.schema.form import ArrayNode, ObjectNode
 from mcpx.tui.schema_fields import FieldView, field_view
@@ -17,6 +18,15 @@ from mcpx.tui.schema_fields import FieldView, field_view
 
 class ObjectField(FieldView):
     """Named fields in a collapsible group, then key/value rows for additional properties."""
+
+    def compose(self) -> ComposeResult:
+        node = self.node
+        assert isinstance(node, ObjectNode)
+        if node.present and not self.bare and node.path != ():  # the group's title is the label
+            yield from self.editor()
+            yield Static("", classes="field-error")
+            return
+        yield from super().compose()
 
     def editor(self) -> ComposeResult:
         node = self.node
@@ -29,11 +39,14 @@ class ObjectField(FieldView):
         if node.path == () or self.bare:
             yield from self._body(node)
             return
-        title = f"{node.spec.title}  ({len(node.fields)} fields)" if node.fields else node.spec.title
-        with Collapsible(title=title or "object", collapsed=False):
+        title = (node.spec.title or "object") + (" *" if node.spec.required else "")
+        count = len(node.fields) + len(node.rows)
+        with Collapsible(title=f"{title}  · {count} field{'s' if count != 1 else ''}", collapsed=False):
             yield from self._body(node)
 
     def _body(self, node: ObjectNode) -> ComposeResult:
+        if node.path != () and node.spec.description:
+            yield Static(Content(node.spec.description.strip()), classes="field-help")
         for child in node.fields.values():
             yield field_view(child)
         for index, row in enumerate(node.rows):
