@@ -328,3 +328,35 @@ def test_strange_schemas_never_raise() -> None:
     assert broken.issues()  # reported, not raised
     model = FormModel({"type": "object", "properties": {"x": {"$ref": "#/nowhere"}}})
     assert isinstance(model.root.fields["x"], JsonNode)  # type: ignore[attr-defined]
+
+
+def test_a_variant_mismatch_is_reported_as_the_chosen_options_own_fields() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "shape": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "title": "Circle",
+                        "properties": {"r": {"type": "number"}},
+                        "required": ["r"],
+                    },
+                    {
+                        "type": "object",
+                        "title": "Square",
+                        "properties": {"side": {"type": "number", "minimum": 1}},
+                        "required": ["side"],
+                    },
+                ]
+            }
+        },
+        "required": ["shape"],
+    }
+    model = FormModel(schema)
+    shape = model.root.fields["shape"]  # type: ignore[attr-defined]
+    assert isinstance(shape, VariantNode)
+    assert model.issues_by_path() == {("shape", "r"): ["required"]}
+    shape.choose(1)
+    shape.current.fields["side"].load(0)  # type: ignore[attr-defined]
+    assert model.issues_by_path() == {("shape", "side"): ["0 is less than the minimum of 1"]}

@@ -104,7 +104,8 @@ class FormModel:
             except Exception as exc:
                 return [*local, Issue((), f"the schema cannot be used for validation: {exc}", "schema")]
         seen = {issue.path for issue in local}
-        schema_issues = validate(self.schema, self.value(), self._validator)
+        chosen = {node.path: node.chosen for node in self.root.walk() if isinstance(node, VariantNode)}
+        schema_issues = validate(self.schema, self.value(), self._validator, chosen)
         return local + [issue for issue in schema_issues if issue.path not in seen]
 
     def issues_by_path(self) -> dict[Path, list[str]]:

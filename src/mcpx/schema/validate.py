@@ -6,6 +6,7 @@ formats are checked. A schema jsonschema cannot read gives one issue at the root
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,11 +55,14 @@ def _message(error: Any) -> str:
     return message if len(message) <= 200 else message[:199] + "…"
 
 
-def validate(schema: Any, value: Any, validator: Any = None) -> list[Issue]:
+def validate(
+    schema: Any, value: Any, validator: Any = None, chosen: Mapping[Path, int] | None = None
+) -> list[Issue]:
     """Every problem of `value` against `schema`, each at the path of its field.
 
     A missing required property is reported at the property's own path, so the form shows it beside
-    the empty field.
+    the empty field. `chosen` maps the path of a `oneOf`/`anyOf` to the option the user picked: a
+    mismatch there is reported as that option's own problems, field by field.
     """
     try:
         validator = validator if validator is not None else validator_for(schema)
@@ -66,6 +70,11 @@ def validate(schema: Any, value: Any, validator: Any = None) -> list[Issue]:
     except Exception as exc:  # a schema jsonschema cannot read, a $ref it cannot follow
         return [Issue((), f"the schema cannot be used for validation: {exc}", "schema")]
     issues: list[Issue] = []
+    _collect(errors, chosen or {}, issues)
+    return issues
+
+
+def _collect(errors: list[Any], chosen: Mapping[Path, int], issues: list[Issue]) -> None:
     for error in errors:
         path: Path = tuple(error.absolute_path)
         if error.validator == "required" and isinstance(error.instance, dict):
@@ -77,5 +86,13 @@ def validate(schema: Any, value: Any, validator: Any = None) -> list[Issue]:
             else:
                 issues.append(Issue(path, str(error.message), "required"))
             continue
+        if error.validator in ("oneOf", "anyOf") and path in chosen and error.context:
+            option = [
+                e
+                for e in error.context
+                if e.relative_schema_path and e.relative_schema_path[0] == chosen[path]
+            ]
+            if option:
+                _collect(option, chosen, issues)
+                continue
         issues.append(Issue(path, _message(error), str(error.validator)))
-    return issues

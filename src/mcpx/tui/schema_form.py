@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Button, ContentSwitcher, Static, TextArea
 
-from mcpx.schema.form import FormModel, Issue, Path
+from mcpx.schema.form import FormModel, Issue, Path, VariantNode
 from mcpx.schema.validate import validate
 from mcpx.tui.schema_fields import FieldView, field_view
 
@@ -218,7 +218,8 @@ a string field is sent as a string, a number field sends a number.
             except ValueError as exc:
                 self._issues = [Issue((), f"not valid JSON: {exc}", "json")]
             else:
-                self._issues = validate(self.model.schema, value)
+                chosen = {n.path: n.chosen for n in self.model.root.walk() if isinstance(n, VariantNode)}
+                self._issues = validate(self.model.schema, value, chosen=chosen)
         else:
             self._issues = self.model.issues()
         self._show_issues()
