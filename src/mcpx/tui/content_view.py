@@ -23,7 +23,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Button, Static, TextArea
+from textual.widgets import Button, Static
 
 from mcpx.schema.content import (
     MediaInfo,
@@ -111,7 +111,6 @@ class TextBody(Vertical):
 
     DEFAULT_CSS = """
     TextBody { height: auto; }
-    TextBody > TextArea { height: 30; }
     TextBody > JsonTree { height: auto; max-height: 30; }
     """
 
@@ -133,12 +132,14 @@ class TextBody(Vertical):
             )
             yield Button(f"Show all ({size})", classes="show-all", compact=True)
             return
-        yield Static(self._formatted(text), classes="text")
+        yield Static(self.formatted(text, self.mime_type, self.uri), classes="text")
 
-    def _formatted(self, text: str) -> RenderableType:
-        mime = (self.mime_type or "").split(";")[0].strip()
+    @staticmethod
+    def formatted(text: str, mime_type: str | None = None, uri: str | None = None) -> RenderableType:
+        """A short text as it reads best: by MIME type, else as JSON, Markdown or plain text."""
+        mime = (mime_type or "").split(";")[0].strip()
         if mime and mime not in ("text/plain", "text/markdown", "application/json"):
-            return syntax_for(text, mime, self.uri)
+            return syntax_for(text, mime, uri)
         form, value = text_format(text)
         if form == "json":
             try:
@@ -155,9 +156,11 @@ class TextBody(Vertical):
         await self.remove_children()
         form, value = text_format(self.text)
         if form == "json":
-            await self.mount(JsonTree(value, label="text", expand_depth=2))
+            await self.mount(JsonTree(value, label="text", expand_depth=1))
         else:
-            await self.mount(TextArea(self.text, read_only=True, soft_wrap=True, show_line_numbers=True))
+            from mcpx.tui.plain_text_view import PlainTextView
+
+            await self.mount(PlainTextView(self.text))
 
 
 class MediaBody(Vertical):
@@ -292,6 +295,10 @@ class ContentBlockView(Vertical):
         if kind == "unknown":
             yield Static(Text(f"unknown content type {printable(repr(block.get('type')))[:60]}", "italic"))
             yield Static(json_renderable(block))
+        elif kind == "text" and preview_cut(block["text"]) == len(block["text"]):
+            yield Static(
+                TextBody.formatted(block["text"]), classes="text"
+            )  # one widget: many blocks stay cheap
         elif kind == "text":
             yield TextBody(block["text"])
         elif kind in ("image", "audio"):

@@ -7,21 +7,28 @@ An `isError: true` result is unmistakable: an ERROR badge, error colours and a b
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Static
+from textual.widget import Widget
+from textual.widgets import Button, Static
 
 from mcpx.schema.output import output_mismatches
-from mcpx.tui.content_view import ContentBlockView, json_renderable
+from mcpx.tui.content_view import ContentBlockView, child, json_renderable
 from mcpx.tui.event_list_view import printable
 from mcpx.tui.json_tree import JsonTree, size_label
 from mcpx.tui.traffic_view import format_latency
+
+#: content blocks drawn at first (the rest behind a button: a widget per block is not free)
+SHOWN_BLOCKS = 50
+#: results bigger than this (bytes) are checked against the outputSchema in a thread, after the first paint
+VALIDATE_INLINE = 1 << 20
 
 
 class ResultView(Vertical):
@@ -66,18 +73,37 @@ resources, annotations — and `structuredContent` as a tree, checked against th
         raw: Any = result
         self.is_error = isinstance(raw, Mapping) and raw.get("isError") is True
         self.set_class(self.is_error, "-error")
-        schema = tool.get("outputSchema") if isinstance(tool, Mapping) else None
-        self.mismatches = (
-            output_mismatches(
-                schema,
-                raw.get("structuredContent"),
-                present="structuredContent" in raw,
-                is_error=self.is_error,
-            )
-            if schema is not None and isinstance(raw, Mapping)
-            else []
-        )
+        self.schema = tool.get("outputSchema") if isinstance(tool, Mapping) else None
+        self.deferred = self.schema is not None and size is not None and size > VALIDATE_INLINE
+        self.mismatches: list[tuple[str, str]] = [] if self.deferred else self._check()
         """Where `structuredContent` breaks the tool's outputSchema: (path, message) pairs."""
+
+    def _check(self) -> list[tuple[str, str]]:
+        raw: Any = self.result
+        if self.schema is None or not isinstance(raw, Mapping):
+            return []
+        structured = raw.get("structuredContent")
+        present = "structuredContent" in raw
+        return output_mismatches(self.schema, structured, present=present, is_error=self.is_error)
+
+    def on_mount(self) -> None:
+        if self.deferred:  # a big result: checked in a thread, after the first paint
+            self.run_worker(self._check_later, thread=True, name="outputSchema", exit_on_error=False)
+
+    def _check_later(self) -> None:
+        mismatches = self._check()
+        self.app.call_from_thread(lambda: self.run_worker(self._checked(mismatches), exit_on_error=False))
+
+    async def _checked(self, mismatches: list[tuple[str, str]]) -> None:
+        self.deferred = False
+        self.mismatches = mismatches
+        summary = child(self, "#result-summary", Static)
+        checking = child(self, "#result-checking", Static)
+        if summary is None or checking is None:
+            return
+        summary.update(self._summary())
+        await self.mount_all(list(self._verdict()), after=checking)
+        await checking.remove()
 
     def compose(self) -> ComposeResult:
         result: Any = self.result
@@ -93,8 +119,11 @@ resources, annotations — and `structuredContent` as a tree, checked against th
             )
             yield Static(Text(problem, "bold"), classes="result-problem")
         else:
-            for index, block in enumerate(content):
+            for index, block in enumerate(content[:SHOWN_BLOCKS]):
                 yield ContentBlockView(block, index=index)
+            if len(content) > SHOWN_BLOCKS:
+                more = len(content) - SHOWN_BLOCKS
+                yield Button(f"Show {more:,} more content blocks", id="result-more-blocks", compact=True)
         yield from self._structured(result)
 
     def _summary(self) -> Content:
@@ -122,27 +151,14 @@ resources, annotations — and `structuredContent` as a tree, checked against th
         return Content.assemble(*parts)
 
     def _structured(self, result: Mapping[str, Any]) -> ComposeResult:
-        schema = self.tool.get("outputSchema") if isinstance(self.tool, Mapping) else None
         present = "structuredContent" in result
-        if not present and schema is None:
+        if not present and self.schema is None:
             return
         yield Static("Structured content", classes="result-heading")
-        if schema is not None:
-            mismatches = self.mismatches
-            if mismatches:
-                table = Table(box=None, padding=(0, 2), show_edge=False, header_style="bold")
-                table.add_column("field", no_wrap=True)
-                table.add_column("does not match the outputSchema")
-                for path, message in mismatches:
-                    table.add_row(printable(path), printable(message))
-                count = len(mismatches)
-                yield Static(
-                    Text(f"✗ {count} mismatch{'es' if count != 1 else ''} with the tool's outputSchema"),
-                    id="result-mismatches",
-                )
-                yield Static(table, id="result-mismatch-table")
-            elif present:
-                yield Static("✓ matches the tool's outputSchema", id="result-conforms")
+        if self.schema is not None and self.deferred:
+            yield Static(Text("checking against the outputSchema…", "dim"), id="result-checking")
+        elif self.schema is not None:
+            yield from self._verdict()
         else:
             yield Static(Text("(the tool declares no outputSchema: not validated)", "dim"))
         if present:
@@ -151,3 +167,29 @@ resources, annotations — and `structuredContent` as a tree, checked against th
                 yield JsonTree(value, label="structuredContent", expand_depth=3)
             else:
                 yield Static(json_renderable(value))
+
+    def _verdict(self) -> Iterator[Widget]:
+        mismatches = self.mismatches
+        if mismatches:
+            table = Table(box=None, padding=(0, 2), show_edge=False, header_style="bold")
+            table.add_column("field", no_wrap=True)
+            table.add_column("does not match the outputSchema")
+            for path, message in mismatches:
+                table.add_row(printable(path), printable(message))
+            count = len(mismatches)
+            yield Static(
+                Text(f"✗ {count} mismatch{'es' if count != 1 else ''} with the tool's outputSchema"),
+                id="result-mismatches",
+            )
+            yield Static(table, id="result-mismatch-table")
+        elif isinstance(self.result, Mapping) and "structuredContent" in self.result:
+            yield Static("✓ matches the tool's outputSchema", id="result-conforms")
+
+    @on(Button.Pressed, "#result-more-blocks")
+    async def _more_blocks(self, event: Button.Pressed) -> None:
+        event.stop()
+        content = self.result.get("content") if isinstance(self.result, Mapping) else None
+        if isinstance(content, list):
+            blocks = [ContentBlockView(b, index=i) for i, b in enumerate(content) if i >= SHOWN_BLOCKS]
+            await self.mount_all(blocks, after=event.button)
+        await event.button.remove()
