@@ -241,9 +241,9 @@ class ResourceContentsView(Vertical):
         uri = contents.get("uri")
         mime = contents.get("mimeType")
         rows = [("URI", str(uri) if uri is not None else "(missing)")]
-        if mime is not None:
-            rows.append(("MIME type", str(mime)))
         has_text, has_blob = "text" in contents, "blob" in contents
+        if mime is not None and not has_blob:  # a blob's MIME type shows with its other facts
+            rows.append(("MIME type", str(mime)))
         if has_text and isinstance(contents["text"], str):
             rows.append(("size", size_label(len(contents["text"].encode("utf-8", "replace")))))
         if has_text == has_blob:
