@@ -15,7 +15,12 @@ import pytest
 from scripted import quiet, wait_for
 from scripted_workspace import workspace_app
 from textual.pilot import Pilot
+from textual.widgets import TextArea
+from textual.worker import Worker
 
+from mcpx.tui.asking import root_for
+from mcpx.tui.elicitation_screen import ElicitationScreen
+from mcpx.tui.sampling_screen import SamplingScreen
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.workspace_app import WorkspaceApp, make_workspace_app
 from mcpx.tui.workspace_screen import WorkspaceScreen
@@ -156,3 +161,60 @@ def test_agent_view_screen(snap_compare: Any) -> None:
         await quiet(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_a_workspace_server_asks_through_the_apps_queue(tmp_path: Path) -> None:
+    """Questions from a workspace server reach the app's screens, tagged with its name — over the inspector
+    view and over the workspace screen — and the Roots tab's roots are what it is told."""
+    path = tmp_path / "mcp.json"
+    server = {"command": sys.executable, "args": [str(SERVERS / "sdk_asking.py")]}
+    path.write_text(json.dumps({"mcpServers": {"asker": server}}))
+    workspace = Workspace(from_file(path), connect_timeout=60, protocol_era="legacy")
+    settings = InspectSettings(protocol_era="legacy")
+    app = make_workspace_app(workspace, settings=settings, roots=[root_for("/tmp", "scratch")])
+    async with app.run_test(size=SIZE) as pilot:
+        (entry,) = workspace.entries
+        await wait_for(pilot, lambda: entry.settled, timeout=60)
+        assert entry.state == "connected"
+
+        def call(name: str) -> Worker[Any]:
+            assert entry.client is not None
+            worker: Worker[Any] = app.run_worker(
+                entry.client.call_tool(name, {}), group="requests", exit_on_error=False
+            )
+            return worker
+
+        async def text(worker: Worker[Any]) -> str:
+            await wait_for(pilot, lambda: worker.is_finished, timeout=30)
+            assert worker.error is None and worker.result is not None, worker.error
+            return "\n".join(block.get("text", "") for block in worker.result.content)
+
+        # opened from the workspace: an elicitation shows in the inspector, and its answer reaches the server
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.current is entry and app.session.state == "connected", timeout=30)
+        booking = call("book")
+        await wait_for(pilot, lambda: isinstance(app.screen, ElicitationScreen), timeout=30)
+        screen = app.screen
+        assert isinstance(screen, ElicitationScreen) and screen.ask.server == "asker (asking-server)"
+        await pilot.pause(0.2)
+        await pilot.press(*"Ann")  # the name field has the focus
+        await wait_for(pilot, lambda: screen.form.summary() == "", timeout=10)
+        await pilot.press("ctrl+s")
+        assert "booked 2 seats for Ann" in await text(booking)
+
+        # the roots: the ones given, then the Roots tab's change (told to the server)
+        assert "file:///tmp" in await text(call("roots"))
+        app.asking.set_roots([root_for(tmp_path, "work")])
+        assert tmp_path.as_uri() in await text(call("roots"))
+
+        # back on the workspace screen, a question shows over it
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, WorkspaceScreen))
+        sampling = call("capital")
+        await wait_for(pilot, lambda: isinstance(app.screen, SamplingScreen), timeout=30)
+        await pilot.pause(0.2)
+        app.screen.query_one("#sampling-text", TextArea).text = "Paris"
+        await pilot.press("ctrl+s")
+        assert "said: Paris" in await text(sampling)
+        await wait_for(pilot, lambda: isinstance(app.screen, WorkspaceScreen))
+        await pilot.press("q")

@@ -105,10 +105,10 @@ def command(
     except ImportError as exc:  # pragma: no cover - a broken install
         print_error(UsageError(f"the TUI cannot start: {exc}"), "text")
         raise typer.Exit(1) from None
-    if spec is not None:
-        from mcpx.cli.answers import roots_from_flags
+    from mcpx.cli.answers import roots_from_flags
 
-        roots = roots_from_flags(root)
+    roots = roots_from_flags(root)
+    if spec is not None:
         raise typer.Exit(run_inspect(spec, settings=settings, recording=recording, roots=roots))
     from mcpx.tui.workspace_app import run_workspace
     from mcpx.workspace.manager import Workspace
@@ -123,5 +123,6 @@ def command(
                 probe_timeout=probe_timeout,
             ),
             settings=settings,
+            roots=roots,
         )
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -92,17 +93,33 @@ class Asking:
     async def sample(self, params: Any) -> Any:
         return await self._ask("sampling", params)
 
-    def client_options(self) -> dict[str, Any]:
-        """What `mcpx.connect()` / `Client()` take to answer through this queue."""
+    def client_options(
+        self, server: Callable[[], str] | None = None, host: Callable[[], str | None] | None = None
+    ) -> dict[str, Any]:
+        """What `mcpx.connect()` / `Client()` take to answer through this queue. `server` and `host` name
+        who asks (a workspace has many servers); by default, the app's connected server."""
+
+        async def elicit(params: Any) -> Any:
+            return await self._ask("elicitation", params, server, host)
+
+        async def sample(params: Any) -> Any:
+            return await self._ask("sampling", params, server, host)
+
         # sampling with tools: the user can answer with tool_use blocks in the reply's JSON
         return {
             "roots": list(self.roots),
-            "on_elicit": self.elicit,
-            "on_sample": self.sample,
+            "on_elicit": elicit if server is not None else self.elicit,
+            "on_sample": sample if server is not None else self.sample,
             "sampling": {"tools": {}},
         }
 
-    async def _ask(self, kind: AskKind, params: Any) -> Any:
+    async def _ask(
+        self,
+        kind: AskKind,
+        params: Any,
+        server: Callable[[], str] | None = None,
+        host: Callable[[], str | None] | None = None,
+    ) -> Any:
         from mcpx.protocol.client import RETRY_KEY
 
         params = dict(params) if isinstance(params, dict) else {}
@@ -111,8 +128,8 @@ class Asking:
             kind,
             params,
             next(self._numbers),
-            self._server_label(),
-            self._server_host(),
+            server() if server is not None else self._server_label(),
+            host() if host is not None else self._server_host(),
             retries=retries if isinstance(retries, str) else None,
         )
         self.queue.append(ask)
@@ -145,7 +162,7 @@ class Asking:
 
     def show_next(self) -> None:
         """Show the first waiting ask, unless one is shown or the user is in another modal screen."""
-        if self.showing is not None or len(self.app.screen_stack) != 1 or not self.app.is_running:
+        if self.showing is not None or not self.at_rest() or not self.app.is_running:
             return
         ask = next((a for a in self.queue if a.pending), None)
         if ask is None:
@@ -158,6 +175,10 @@ class Asking:
             self.app.call_next(self.show_next)
 
         self.app.push_screen(screen, done)
+
+    def at_rest(self) -> bool:
+        """The user is where a question may show: the main screen, no other screen over it."""
+        return len(self.app.screen_stack) == 1
 
     def position(self, ask: Ask) -> tuple[int, int]:
         """(place of `ask`, how many wait) for the screen's title."""
@@ -218,11 +239,15 @@ class Asking:
         """Advertise `roots` from now on (this connection and the next ones); tell the server."""
         self.roots = list(roots)
         self.app.roots = tuple(roots)
-        client = self.app.client
-        if client is not None:
+        for client in self.clients():
             self.app.run_worker(
                 self._tell(client, list(roots)), name="roots", group="requests", exit_on_error=False
             )
+
+    def clients(self) -> list[Client]:
+        """The connected clients that advertise the roots (the app's one; a workspace's many)."""
+        client = self.app.client
+        return [client] if client is not None else []
 
     async def _tell(self, client: Client, roots: list[dict[str, Any]]) -> None:
         if await client.set_roots(roots):

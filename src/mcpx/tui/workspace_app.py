@@ -6,6 +6,11 @@ borrows the chosen server's client and traffic log: opening a server rebuilds th
 server's log and starts a `Connection` whose connector lends the live client instead of opening one, so
 going back (w) and opening another server closes nothing. `r` in the inspector reconnects through the
 workspace. Quitting closes every server (in parallel).
+
+What any of the servers asks (elicitation, sampling, roots) goes to the app's one questions queue, tagged
+with the server's name: each server's client is built with the queue's handlers (`Workspace.client_options`)
+and a question shows over the workspace screen as over the inspector view. The Roots tab's roots are
+advertised to every server, and a change is told to each connected one.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import ClassVar
+from typing import Any, ClassVar
+from urllib.parse import urlparse
 
 from textual import on
 from textual._context import active_message_pump
@@ -23,6 +29,7 @@ from textual.binding import Binding, BindingType
 from mcpx.errors import ConnectError, ServerExitedError
 from mcpx.protocol.client import Client
 from mcpx.tui.app import Clock, InspectApp
+from mcpx.tui.asking import Asking
 from mcpx.tui.connection import Connection, Connector
 from mcpx.tui.item_browser import ItemBrowser
 from mcpx.tui.session_state import Catalog, SessionState
@@ -56,6 +63,37 @@ def lent_client(workspace: Workspace, entry: Entry) -> Connector:
     return lend
 
 
+def asker_name(entry: Entry) -> str:
+    """Who asks, as a question's screen names it: the workspace's name for the server, and its own."""
+    label = entry.name
+    if entry.server_name and entry.server_name != entry.name:
+        label += f" ({entry.server_name}{f' {entry.server_version}' if entry.server_version else ''})"
+    return label
+
+
+class WorkspaceAsking(Asking):
+    """The questions queue over every server of the workspace."""
+
+    def __init__(self, app: WorkspaceApp, roots: list[dict[str, Any]] | None) -> None:
+        super().__init__(app, roots)
+        self.workspace = app.workspace
+
+    def for_entry(self, entry: Entry) -> dict[str, Any]:
+        """The `Client` options of one server: the queue's handlers, tagged with its name."""
+        spec = entry.configured.spec
+        url = spec.url if spec is not None else None
+        return self.client_options(
+            server=lambda: asker_name(entry), host=lambda: urlparse(url).hostname if url else None
+        )
+
+    def at_rest(self) -> bool:
+        stack = self.app.screen_stack
+        return len(stack) == 1 or (len(stack) == 2 and isinstance(stack[-1], WorkspaceScreen))
+
+    def clients(self) -> list[Client]:
+        return [e.client for e in self.workspace.entries if e.client is not None and e.state == "connected"]
+
+
 class WorkspaceApp(InspectApp):
     """The inspector over a workspace: the workspace screen on top, one server's view beneath."""
 
@@ -66,10 +104,20 @@ class WorkspaceApp(InspectApp):
     ]  # fmt: skip
 
     def __init__(
-        self, workspace: Workspace, *, settings: InspectSettings, clock: Clock, start: bool = True
+        self,
+        workspace: Workspace,
+        *,
+        settings: InspectSettings,
+        clock: Clock,
+        start: bool = True,
+        roots: list[dict[str, Any]] | None = None,
     ) -> None:
-        super().__init__(settings=settings, connector=None, traffic=TrafficLog(clock=clock), clock=clock)
+        super().__init__(
+            settings=settings, connector=None, traffic=TrafficLog(clock=clock), clock=clock, roots=roots
+        )
         self.workspace = workspace
+        self.asking = WorkspaceAsking(self, roots)
+        workspace.client_options = self.asking.for_entry
         #: the server the inspector view shows (None until one is opened)
         self.current: Entry | None = None
         self._start_workspace = start
@@ -160,6 +208,7 @@ def make_workspace_app(
     settings: InspectSettings | None = None,
     clock: Clock | None = None,
     start: bool = True,
+    roots: list[dict[str, Any]] | None = None,
 ) -> WorkspaceApp:
     """The app over `workspace` (tests pass `start=False` and fill the entries themselves)."""
     return WorkspaceApp(
@@ -167,10 +216,16 @@ def make_workspace_app(
         settings=settings if settings is not None else InspectSettings(),
         clock=clock or time.monotonic,
         start=start,
+        roots=roots,
     )
 
 
-def run_workspace(workspace: Workspace, *, settings: InspectSettings | None = None) -> int:
-    app = make_workspace_app(workspace, settings=settings)
+def run_workspace(
+    workspace: Workspace,
+    *,
+    settings: InspectSettings | None = None,
+    roots: list[dict[str, Any]] | None = None,
+) -> int:
+    app = make_workspace_app(workspace, settings=settings, roots=roots)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -8,6 +8,10 @@ own `connect_timeout`: a slow or hung server never holds up the others.
     waiting ──▶ connecting ──▶ connected ──▶ dropped (when, why)      reconnect(): back to waiting
                      └──────▶ failed (reason, stderr tail)           close(): closed
 
+What a server asks (elicitation, sampling, roots) is answered by whatever `client_options(entry)` returns
+for that server — the `Client` keyword arguments `on_elicit`, `on_sample`, `roots`, `sampling` — set by a
+face (the TUI passes its questions queue); without it the clients declare none of those capabilities.
+
 `notifications/*/list_changed` marks a server's lists dirty (`Entry.dirty`); `refresh()` fetches them
 again when someone looks. Listeners (`on_change`) hear of every change of an entry.
 """
@@ -38,6 +42,8 @@ _CHANGED = {
     "notifications/prompts/list_changed": "prompts",
 }
 Clock = Callable[[], float]
+#: a server's extra `Client` keyword arguments (answer handlers and roots), asked each time it connects
+ClientOptions = Callable[["Entry"], dict[str, Any]]
 #: seconds a remote server whose connect was given up gets to hear of it and close
 ABANDON_SECONDS = 1.0
 
@@ -124,6 +130,7 @@ class Workspace:
         stderr_lines: int = 10,
         clock: Clock = time.monotonic,
         wall: Clock = time.time,
+        client_options: ClientOptions | None = None,
     ) -> None:
         self.entries = [Entry(i, c, TrafficLog(clock=clock, wall=wall)) for i, c in enumerate(configured)]
         self.connect_timeout = connect_timeout
@@ -134,6 +141,8 @@ class Workspace:
         self.stderr_lines = stderr_lines
         self.clock = clock
         self.wall = wall
+        #: the answer handlers and roots of each server's client (a face sets them before `start()`)
+        self.client_options = client_options
         self.slots = {"stdio": stdio_slots, "remote": remote_slots}
         self._slots: dict[str, asyncio.Semaphore] = {}
         #: servers holding a start slot now, and the most seen at once, per kind
@@ -272,6 +281,7 @@ class Workspace:
     async def _connect(self, entry: Entry, configured: Configured, first_seq: int) -> Client:
         spec = configured.spec
         assert spec is not None
+        options = self.client_options(entry) if self.client_options is not None else {}
         kind = "remote" if configured.remote else "stdio"
         slot = self._slots[kind]
         await slot.acquire()
@@ -294,6 +304,7 @@ class Workspace:
             era=make_era(self.protocol_era, None, probe_timeout=self.probe_timeout, key=spec.label),
             timeout=self.request_timeout,
             connect_timeout=self.connect_timeout,
+            **options,
         )
         connecting = asyncio.ensure_future(client.connect())
         connecting.add_done_callback(_retrieve)
