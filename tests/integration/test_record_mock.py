@@ -167,7 +167,9 @@ def test_a_truncated_recording_is_still_served_and_a_newer_one_refused(
 ) -> None:
     lines = legacy_recording.read_bytes().splitlines(keepends=True)
     # keep every line up to the tools/list answer, then half a line: a recording cut mid-write
-    answered = next(i for i, line in enumerate(lines) if b"legacy_tool" in line and b'"direction":"in"' in line)
+    answered = next(
+        i for i, line in enumerate(lines) if b"legacy_tool" in line and b'"direction":"in"' in line
+    )
     cut = tmp_path / "cut.jsonl"
     cut.write_bytes(b"".join(lines[: answered + 1]) + lines[answered + 1][:15])
     proc = subprocess.run(
