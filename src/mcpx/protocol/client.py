@@ -1,5 +1,6 @@
-"""The MCP client the faces use: connect, typed calls for every client→server method, pagination,
-cached lists refreshed on `list_changed`, progress callbacks, and handlers for what the server asks.
+"""The MCP client the faces use: connect, typed calls for every client→server method, pagination and
+cached lists refreshed on `list_changed` (`Catalogue`, in catalogue.py), progress callbacks, and handlers
+for what the server asks.
 
 Every method has a raw twin (`request()`, `list_all()`), so a face can show exactly what came back.
 
@@ -10,20 +11,19 @@ message for the transport, and leaves out of `tools/list` the tools it could not
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcpx.__about__ import __version__
-from mcpx.errors import McpxError, ProtocolError, RpcError, SessionExpiredError
+from mcpx.errors import McpxError, RpcError, SessionExpiredError
 from mcpx.protocol.auto import AutoEra
+from mcpx.protocol.catalogue import Catalogue, Timeout
 from mcpx.protocol.eras import ClientIdentity, Era, Opened, Resend
 from mcpx.protocol.modern import HttpMirror
 from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
 from mcpx.protocol.subscriptions import Watch
 from mcpx.transports.base import HeaderMirroring, ProtocolVersionAware, StreamLostError, Transport
-from mcpx.wire import Notification, TrafficEvent, TrafficLog
+from mcpx.wire import TrafficEvent, TrafficLog
 
 if TYPE_CHECKING:  # the typed views load pydantic, which connecting and raw requests never need
     from mcpx.protocol.types import (
@@ -31,43 +31,10 @@ if TYPE_CHECKING:  # the typed views load pydantic, which connecting and raw req
         CompleteResult,
         GetPromptResult,
         Implementation,
-        McpModel,
-        Prompt,
         ReadResourceResult,
-        Resource,
-        ResourceTemplate,
-        Tool,
     )
 
 ServerRequestHandler = Callable[[Any], Awaitable[Any]]
-ListName = Literal["tools", "resources", "resourceTemplates", "prompts"]
-
-#: list method → key of the items in its result, and the list_changed notification that dirties it
-LISTS: dict[str, tuple[str, ListName, str]] = {
-    "tools": ("tools/list", "tools", "notifications/tools/list_changed"),
-    "resources": ("resources/list", "resources", "notifications/resources/list_changed"),
-    "resourceTemplates": (
-        "resources/templates/list",
-        "resourceTemplates",
-        "notifications/resources/list_changed",
-    ),
-    "prompts": ("prompts/list", "prompts", "notifications/prompts/list_changed"),
-}
-
-
-def _model(name: str) -> type[McpModel]:
-    from mcpx.protocol import types
-
-    models: dict[str, type[McpModel]] = {
-        "tools": types.Tool,
-        "resources": types.Resource,
-        "resourceTemplates": types.ResourceTemplate,
-        "prompts": types.Prompt,
-    }
-    return models[name]
-
-
-MAX_PAGES = 10_000
 #: -32042 (2025-11-25): the request needs URL elicitations completed first, listed in `data.elicitations`
 URL_ELICITATION_REQUIRED = -32042
 #: times a request is sent again after the user completed the URLs a -32042 listed
@@ -75,10 +42,9 @@ MAX_URL_ROUNDS = 3
 #: added to the params of a URL elicitation that came in a -32042 error: the method to be retried
 RETRY_KEY = "_mcpxRetries"
 _T = TypeVar("_T")
-Timeout = float | None | Literal["default"]
 
 
-class Client:
+class Client(Catalogue):
     """An MCP client over one transport. Use `mcpx.connect()` to build one from a target."""
 
     def __init__(
@@ -127,14 +93,8 @@ class Client:
         #: bumped each time a new session replaces one the server forgot
         self._session_epoch = 0
         self._reopening = asyncio.Lock()
-        self._cache: dict[str, list[Any]] = {}
-        self._dirty: set[str] = set()
-        self._expires: dict[str, float] = {}
-        self._refreshing: dict[str, asyncio.Task[Any]] = {}
-        self._list_listeners: list[Callable[[str], Any]] = []
+        self._init_catalogue()
         self.watching = Watch(self)
-        for name, (_, _, notification) in LISTS.items():
-            self.peer.on_notification(notification, self._make_dirtier(name))
         #: over a transport that mirrors messages into HTTP headers (Streamable HTTP)
         self.http: HttpMirror | None = None
         if isinstance(transport, HeaderMirroring):
@@ -300,111 +260,6 @@ class Client:
 
     async def send_raw(self, text: str) -> TrafficEvent:
         return await self.peer.send_raw(text)
-
-    # -- lists ---------------------------------------------------------------------------------------
-    async def list_page(self, method: str, cursor: str | None = None, *, timeout: Timeout = "default") -> Any:
-        return await self.request(method, {"cursor": cursor} if cursor is not None else None, timeout=timeout)
-
-    async def list_all(self, method: str, key: str, *, timeout: Timeout = "default") -> dict[str, Any]:
-        """Follow `nextCursor` and merge every page's items into one result (the last page's other fields)."""
-        items: list[Any] = []
-        cursor: str | None = None
-        seen: set[str] = set()
-        merged: dict[str, Any] = {}
-        for _ in range(MAX_PAGES):
-            page = await self.list_page(method, cursor, timeout=timeout)
-            if not isinstance(page, dict):
-                raise ProtocolError(f"the server answered {method} with {type(page).__name__}, not an object")
-            page_items = page.get(key)
-            if isinstance(page_items, list):
-                if method == "tools/list" and self.http is not None:
-                    page_items = self.http.usable_tools(page_items)
-                items.extend(page_items)
-            merged = {k: v for k, v in page.items() if k != "nextCursor"}
-            next_cursor = page.get("nextCursor")
-            if next_cursor is None:
-                break
-            if not isinstance(next_cursor, str) or next_cursor in seen:
-                # a cursor that repeats would loop forever: stop and say so
-                self.peer.problems.append(
-                    (
-                        self.traffic[len(self.traffic) - 1],
-                        f"{method}: nextCursor {next_cursor!r} repeats; stopped",
-                    )
-                )
-                break
-            seen.add(next_cursor)
-            cursor = next_cursor
-        merged[key] = items
-        return merged
-
-    async def _list(self, name: str, refresh: bool) -> list[Any]:
-        if not refresh and name in self._cache and name not in self._dirty and self._fresh(name):
-            return self._cache[name]
-        method, key, _ = LISTS[name]
-        self._dirty.discard(name)  # before fetching: a change announced meanwhile dirties it again
-        try:
-            raw = await self.list_all(method, key)
-        except BaseException:
-            self._dirty.add(name)
-            raise
-        ttl = raw.get("ttlMs")
-        if isinstance(ttl, int) and not isinstance(ttl, bool):
-            # the server's cache hint: fresh until then (negative means 0); without one, until list_changed
-            self._expires[name] = time.monotonic() + max(ttl, 0) / 1000
-        else:
-            self._expires.pop(name, None)
-        from mcpx.protocol.types import parse_list
-
-        views, problems = parse_list(_model(name), raw.get(key), f"{method} result.{key}")
-        if problems and len(self.traffic):
-            event = self.traffic[len(self.traffic) - 1]
-            for problem in problems:
-                self.peer.problems.append((event, problem))
-                self.traffic.flag(event, problem)
-        self._cache[name] = views
-        return views
-
-    async def list_tools(self, *, refresh: bool = False) -> list[Tool]:
-        return await self._list("tools", refresh)
-
-    async def list_resources(self, *, refresh: bool = False) -> list[Resource]:
-        return await self._list("resources", refresh)
-
-    async def list_resource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
-        return await self._list("resourceTemplates", refresh)
-
-    async def list_prompts(self, *, refresh: bool = False) -> list[Prompt]:
-        return await self._list("prompts", refresh)
-
-    def _fresh(self, name: str) -> bool:
-        expires = self._expires.get(name)
-        return expires is None or time.monotonic() < expires
-
-    def cached(self, name: str) -> list[Any] | None:
-        return self._cache.get(name)
-
-    def on_list_changed(self, listener: Callable[[str], Any]) -> None:
-        """Call `listener(name)` after a cached list ("tools", …) was refreshed because it changed."""
-        self._list_listeners.append(listener)
-
-    def _make_dirtier(self, name: str) -> NotificationHandler:
-        def dirty(message: Notification, event: TrafficEvent) -> None:
-            self._dirty.add(name)
-            if name in self._cache and name not in self._refreshing:
-                task = asyncio.ensure_future(self._refresh(name))
-                self._refreshing[name] = task
-                task.add_done_callback(lambda _: self._refreshing.pop(name, None))
-
-        return dirty
-
-    async def _refresh(self, name: str) -> None:
-        # a change announced while a refresh is in flight marks the list dirty again: fetch once more
-        with contextlib.suppress(McpxError):
-            while name in self._dirty:
-                await self._list(name, refresh=True)
-            for listener in list(self._list_listeners):
-                listener(name)
 
     # -- typed calls ---------------------------------------------------------------------------------
     async def call_tool(
