@@ -86,6 +86,23 @@ async def test_hard_catalogue_forms_validate_call_confirm_progress_and_cancel() 
 
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         await wait_for(pilot, lambda: app.catalog.tools is not None, CONNECT)
+
+        # the keyboard way in: b (the catalogue), Enter on the tool → its form's first field has focus
+        await pilot.press("b")
+        tools = app.query_one("#tools-list", OptionList)
+        await wait_for(pilot, lambda: tools.has_focus and tools.highlighted is not None)
+        await pilot.press("enter")
+
+        def in_the_form() -> bool:
+            focused = app.focused
+            return (
+                focused is not None
+                and not isinstance(focused, Button)
+                and any(isinstance(node, ToolCallPanel) for node in focused.ancestors)
+            )
+
+        await wait_for(pilot, in_the_form)
+
         panel = await select_tool(pilot, app, "everything")
         form = panel.form
         button = panel.query_one("#call-button", Button)

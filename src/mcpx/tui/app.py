@@ -40,7 +40,7 @@ from mcpx.tui.info_view import InfoView
 from mcpx.tui.item_browser import ItemBrowser
 from mcpx.tui.item_detail import ItemDetail
 from mcpx.tui.roots_view import RootsView
-from mcpx.tui.session_state import Catalog, ServerInfo, SessionState
+from mcpx.tui.session_state import Catalog, ItemKind, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.traffic_panel import TrafficPanel
 from mcpx.tui.traffic_view import SEPARATOR_EVENT, format_latency
@@ -221,10 +221,20 @@ class InspectApp(App[int]):
     # -- messages from the widgets -------------------------------------------------------------------
     @on(ItemBrowser.ItemSelected)
     def _item_selected(self, event: ItemBrowser.ItemSelected) -> None:
+        self._show_item(event.kind, event.item)
+
+    def _show_item(self, kind: ItemKind, item: Any) -> None:
         for detail in self.query(ItemDetail):  # none while the app shuts down
-            detail.selection = (event.kind, event.item)
+            detail.selection = (kind, item)
         for side in self.query("#side").results(TabbedContent):
             side.active = "detail-tab"
+
+    @on(ItemBrowser.ItemOpened)
+    def _item_opened(self, event: ItemBrowser.ItemOpened) -> None:
+        """Enter on an item: its detail, then its form's first field (once the panel has mounted)."""
+        self._show_item(event.kind, event.item)
+        for detail in self.query(ItemDetail):
+            self.call_after_refresh(detail.focus_call_form)
 
     def on_tool_call_panel_call_finished(self, event: Any) -> None:
         """`ToolCallPanel.CallFinished`: the call goes into the session's history."""

@@ -67,7 +67,8 @@ class ItemBrowser(Vertical):
     HELP: ClassVar[str] = """\
 What the server offers. **←/→** on the tabs switch between Tools, Resources, Templates and Prompts; a
 greyed tab is a capability the server did not declare (hover it for the reason). **/** filters every
-tab by name, title, URI and description. Highlighting an item shows its detail on the right.
+tab by name, title, URI and description. Highlighting an item shows its detail on the right; **Enter**
+moves into its form (call the tool, read the resource, fill the template or the prompt).
 
 Badges come from tool annotations: read-only, destructive, idempotent, open-world.
 """
@@ -79,6 +80,19 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
 
     class ItemSelected(Message):
         """An item was highlighted in one of the lists."""
+
+        def __init__(self, browser: ItemBrowser, kind: ItemKind, item: Any) -> None:
+            super().__init__()
+            self.browser = browser
+            self.kind = kind
+            self.item = item
+
+        @property
+        def control(self) -> ItemBrowser:
+            return self.browser
+
+    class ItemOpened(Message):
+        """Enter on an item: the user wants its form (call, read, get)."""
 
         def __init__(self, browser: ItemBrowser, kind: ItemKind, item: Any) -> None:
             super().__init__()
@@ -194,6 +208,14 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
         shown = self._shown.get(kind, [])
         if kind == self.active_kind and 0 <= event.option_index < len(shown):
             self.post_message(self.ItemSelected(self, kind, shown[event.option_index]))
+
+    @on(OptionList.OptionSelected)
+    def _opened(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        kind: ItemKind = (event.option_list.id or "").removesuffix("-list")  # type: ignore[assignment]
+        shown = self._shown.get(kind, [])
+        if kind == self.active_kind and 0 <= event.option_index < len(shown):
+            self.post_message(self.ItemOpened(self, kind, shown[event.option_index]))
 
     @on(TabbedContent.TabActivated, "#browser-tabs")
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:

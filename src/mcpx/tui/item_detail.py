@@ -18,7 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from mcpx.tui.event_list_view import foreground, printable
 from mcpx.tui.item_browser import BADGES, item_name
@@ -93,6 +93,17 @@ any other field the server sent (nothing is hidden, unknown fields included).
         panel = self.call_panel(*selection) if selection is not None else None
         if panel is not None:
             form.mount(panel)
+
+    def focus_call_form(self) -> bool:
+        """Focus the first field of the item's panel (else its first button); False when it has none."""
+        form = self.query_one("#call-form", Vertical)
+        focusable = [widget for widget in form.query("*") if widget.focusable]
+        first = next((widget for widget in focusable if not isinstance(widget, Button)), None)
+        target = first or (focusable[0] if focusable else None)
+        if target is None:
+            return False
+        target.focus()
+        return True
 
     def call_panel(self, kind: ItemKind, item: Any) -> Widget | None:
         """What `#call-form` holds for the item: the panel that calls, reads or gets it."""
