@@ -23,10 +23,10 @@ from textual.widgets import Button, Checkbox, OptionList, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
+    from mcpx import ServerSpec
     from mcpx.check.model import Check, CheckResult
     from mcpx.check.report import CheckReport
     from mcpx.protocol.client import Client
-    from mcpx.transports.spec import ServerSpec
     from mcpx.tui.app import InspectApp
     from mcpx.wire import TrafficLog
 
@@ -42,7 +42,7 @@ def runs_here(check: Check, era: str) -> bool:
 
 def spec_for(spec: ServerSpec | None, client: Client, target: str) -> ServerSpec:
     """The app's spec, or one that says what the connection is (a URL decides the HTTP checks)."""
-    from mcpx.transports.spec import ServerSpec
+    from mcpx import ServerSpec
 
     if spec is not None:
         return spec

@@ -127,8 +127,8 @@ def save_session(app: InspectApp) -> None:
 
 
 def _write(app: InspectApp, path: str, events: int) -> None:
+    from mcpx import ServerSpec
     from mcpx.record.writer import write_recording
-    from mcpx.transports.spec import ServerSpec
 
     spec = app.spec if app.spec is not None else ServerSpec(name=app.target or None)
     era = app.session.era or app.settings.protocol_era
