@@ -41,14 +41,14 @@ from mcpx.auth.store import TokenStore
 from mcpx.errors import AuthFailedError
 from mcpx.protocol.peer import waiting_on_a_person
 from mcpx.transports.http_common import tapped_transport
-from mcpx.wire import TrafficLog
+from mcpx.wire import TrafficLog, escape_controls
 
 MAX_SIGN_INS = 3
 EXPIRY_LEEWAY = 30.0
 
 
 def _stderr(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    print(escape_controls(text), file=sys.stderr, flush=True)  # addresses come from server metadata
 
 
 def expired(record: dict[str, Any], now: float | None = None) -> bool:

@@ -15,6 +15,7 @@ from urllib.parse import urlparse
 from mcpx.errors import RpcError, UsageError
 from mcpx.protocol.client import ServerRequestHandler
 from mcpx.schema.elicitation import fill
+from mcpx.wire.controls import escape_controls
 
 USER_REJECTED = -1
 
@@ -30,7 +31,7 @@ def _load_json(spec: str, flag: str) -> Any:
 
 
 def _note(text: str) -> None:
-    sys.stderr.write(f"mcpx: {text}\n")
+    sys.stderr.write(f"mcpx: {escape_controls(text)}\n")
     sys.stderr.flush()
 
 

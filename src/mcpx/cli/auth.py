@@ -15,6 +15,7 @@ import typer
 
 from mcpx.cli import options as o
 from mcpx.errors import AuthRequiredError, UsageError
+from mcpx.wire.controls import escape_controls
 
 app = typer.Typer(
     help="Sign in to remote servers (OAuth): login, status, logout, token.",
@@ -85,7 +86,8 @@ def _text(info: dict[str, Any]) -> str:
     else:
         when = f"expires in {expires} s"
     scopes = " ".join(info["scopes"]) or "(none)"
-    return (
+    # issuer, client and scopes come from the authorization server: escaped like all server text
+    return escape_controls(
         f"{info['server']}\n  issuer   {info['issuer']}\n  client   {info['client_id']} ({info['client']})\n"
         f"  scopes   {scopes}\n  token    {when}; refresh token: {'yes' if info['refresh_token'] else 'no'}"
     )
@@ -180,7 +182,9 @@ def logout(
         await provider.forget(client=forget_client)
         client_note = "; the registered client was forgotten too" if forget_client else ""
         print(
-            json.dumps({"logged_out": url, "revocation": said}) if fmt == "json" else f"{said}{client_note}"
+            json.dumps({"logged_out": url, "revocation": said})
+            if fmt == "json"
+            else escape_controls(f"{said}{client_note}")
         )
         return 0
 

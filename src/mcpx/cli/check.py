@@ -17,6 +17,7 @@ from mcpx.cli import options as o
 from mcpx.cli.recording import RecordingPlan, RecordSecrets
 from mcpx.errors import ConnectError, RequestTimeoutError, UsageError
 from mcpx.transports.spec import ServerSpec
+from mcpx.wire.controls import escape_controls
 from mcpx.wire.traffic import TrafficLog
 
 _MARKS = {"pass": "✓", "fail": "✗", "warn": "!", "skip": "-"}
@@ -228,12 +229,15 @@ def render(report: Any, out: TextIO, *, verbose: bool = False, colour: bool = Fa
     def paint(text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if colour else text
 
+    # server text (its name, details quoting its answers, frames) is escaped; mcpx's colours are added after
+    esc = escape_controls
+
     server = report.server
     eras = ", ".join(f"{era} {version}" for era, version in report.eras.items() if version) or "?"
-    out.write(f"mcpx check {report.target}\n")
+    out.write(esc(f"mcpx check {report.target}") + "\n")
     out.write(
-        f"server {server.get('name') or '?'} {server.get('version') or ''} · {eras} · "
-        f"main connection: {report.main_era}\n"
+        esc(f"server {server.get('name') or '?'} {server.get('version') or ''} · {eras} · ")
+        + f"main connection: {report.main_era}\n"
     )
     width = max((len(r.id) for r in report.results), default=20)
     for title, results in report.by_group():
@@ -245,9 +249,9 @@ def render(report: Any, out: TextIO, *, verbose: bool = False, colour: bool = Fa
                 if result.status in ("fail", "warn")
                 else ""
             )
-            out.write(f"  {word} {result.id:<{width}}  {result.detail}{where}\n")
+            out.write(f"  {word} {result.id:<{width}}  {esc(str(result.detail))}{where}\n")
             for note in result.notes:
-                out.write(f"      note: {note}\n")
+                out.write(f"      note: {esc(str(note))}\n")
             if verbose and result.status in ("fail", "warn"):
                 _details(report, result, out)
     summary = report.summary()
@@ -265,7 +269,7 @@ def _details(report: Any, result: Any, out: TextIO) -> None:
     for frame in report.frames(result):
         arrow = {"out": "→", "in": "←", "info": "•"}[frame["direction"]]
         raw = frame["raw"] if len(frame["raw"]) <= FRAME_WIDTH else frame["raw"][:FRAME_WIDTH] + "…"
-        out.write(f"      {frame['log']}#{frame['seq']} {arrow} {raw}\n")
+        out.write(f"      {frame['log']}#{frame['seq']} {arrow} {escape_controls(raw)}\n")
 
 
 def _seqs(seqs: tuple[int, ...]) -> str:

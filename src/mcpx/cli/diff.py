@@ -18,6 +18,7 @@ import typer
 
 from mcpx.cli import options as o
 from mcpx.errors import UsageError
+from mcpx.wire.controls import escape_controls
 
 DRIFT_EXIT = 7
 _SIDE = Annotated[
@@ -114,7 +115,7 @@ async def _diff(sides: list[Any], patterns: Any, fmt: str) -> int:
     if fmt == "json":
         sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False, default=repr) + "\n")
     else:
-        sys.stdout.write("\n".join(render(result)) + "\n")
+        sys.stdout.write(escape_controls("\n".join(render(result))) + "\n")
     sys.stdout.flush()
     return DRIFT_EXIT if result.differs else 0
 

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from mcpx.cli import options as o
+from mcpx.wire.controls import escape_controls
 
 _MARKS = {"ok": "✓", "fail": "✗", "warn": "!", "skip": "-"}
 
@@ -77,5 +78,6 @@ async def _run(spec: Any, era: Any, timeout: float, fmt: str) -> int:
                 if step.hint:
                     out.append(f"      fix:      {step.hint}")
         out.append(f"verdict: {report.verdict}")
-        sys.stdout.write("\n".join(out) + "\n")
+        # server stderr, banners and HTTP bodies are quoted in details: never let them drive the terminal
+        sys.stdout.write(escape_controls("\n".join(out)) + "\n")
     return report.exit_code

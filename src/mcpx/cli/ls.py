@@ -16,6 +16,7 @@ import typer
 
 from mcpx.cli import options as o
 from mcpx.errors import UsageError
+from mcpx.wire.controls import escape_controls
 
 Configs = Annotated[
     list[str] | None,
@@ -75,7 +76,7 @@ async def _run(configs: list[str], timeout: float, era: str, probe_timeout: floa
             body = {"servers": [e.to_json() for e in entries]}
             text = json.dumps(body, ensure_ascii=False) + "\n"
         else:
-            text = render(entries)
+            text = escape_controls(render(entries))  # names, reasons and stderr come from servers
         code = 4 if any(e.failed for e in entries) else 0
         sys.stdout.write(text)  # now: closing a hung remote server may take a moment more
         sys.stdout.flush()

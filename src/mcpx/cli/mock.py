@@ -13,6 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
+from mcpx.wire.controls import escape_controls
+
 
 def command(
     file: Annotated[str, typer.Argument(help="A recording made with --record.", show_default=False)],
@@ -41,7 +43,7 @@ async def _serve(recording: Any, quiet: bool) -> int:
 
     def say(text: str) -> None:
         if not quiet:
-            sys.stderr.write(f"mcpx mock: {text}\n")
+            sys.stderr.write(f"mcpx mock: {escape_controls(text)}\n")
             sys.stderr.flush()
 
     for problem in recording.problems:

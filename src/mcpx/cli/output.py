@@ -1,4 +1,7 @@
-"""What the non-TUI commands write: results on stdout, `--traffic` and errors on stderr."""
+"""What the non-TUI commands write: results on stdout, `--traffic` and errors on stderr.
+
+Text meant for a person passes through `escape_controls` (server text never drives the terminal); JSON
+output keeps the exact characters (JSON escapes controls itself)."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import sys
 from typing import Any, TextIO
 
 from mcpx.errors import McpxError
+from mcpx.wire.controls import escape_controls, escape_json_controls
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 _ARROWS = {"out": "→", "in": "←", "info": "•"}
@@ -17,7 +21,8 @@ def print_result(result: Any, fmt: str, out: TextIO | None = None) -> None:
     if fmt == "json":
         stream.write(json.dumps({"result": result}, ensure_ascii=False, separators=(",", ":")) + "\n")
     else:
-        stream.write(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        # json.dumps escapes C0 inside strings but not C1 or bidi controls, nor anything in a key
+        stream.write(escape_controls(json.dumps(result, indent=2, ensure_ascii=False)) + "\n")
     stream.flush()
 
 
@@ -25,12 +30,12 @@ def print_error(error: McpxError, fmt: str, err: TextIO | None = None) -> None:
     """The human sentence (text format), then one JSON line: always the last line on stderr."""
     stream = err or sys.stderr
     if fmt != "json":
-        stream.write(f"mcpx: {error.message}\n")
+        stream.write(f"mcpx: {escape_controls(error.message)}\n")
     try:
         line = json.dumps(error.to_json(), ensure_ascii=False, default=repr)
     except (TypeError, ValueError, RecursionError):
         line = json.dumps({"error": {"code": error.code, "message": error.message}}, ensure_ascii=False)
-    stream.write(line + "\n")
+    stream.write(escape_json_controls(line) + "\n")  # the same JSON value, safe on a terminal
     stream.flush()
 
 
@@ -48,7 +53,7 @@ class TrafficPrinter:
     def flagged(self, event: TrafficEvent, problem: str) -> None:
         """A problem found after the event was printed (a late answer, a failed handler)."""
         when = f"+{self.log.elapsed(event):.3f}s"
-        self.stream.write(f"{when} ! {problem} (event #{event.seq})\n")
+        self.stream.write(f"{when} ! {escape_controls(problem)} (event #{event.seq})\n")
 
     def __call__(self, event: TrafficEvent) -> None:
         when = f"+{self.log.elapsed(event):.3f}s"
@@ -58,7 +63,7 @@ class TrafficPrinter:
             line = f"{when} {_ARROWS[event.direction]} {event.raw}"
         for flag in event.flags:
             line += f"\n{when} ! {flag}"
-        self.stream.write(line + "\n")
+        self.stream.write(escape_controls(line) + "\n")
 
 
 def show_sign_in(text: str) -> None:
@@ -66,6 +71,7 @@ def show_sign_in(text: str) -> None:
     clipboard (OSC 52, which terminals that allow it honour, over SSH too)."""
     import base64
 
+    text = escape_controls(text)  # the address comes from the server's authorization metadata
     print(text, file=sys.stderr, flush=True)
     if not sys.stderr.isatty():
         return

@@ -19,6 +19,7 @@ import typer
 from mcpx.errors import UsageError
 from mcpx.record.format import RECORD_DIR_ENV
 from mcpx.transports.spec import ServerSpec
+from mcpx.wire.controls import escape_controls
 from mcpx.wire.traffic import TrafficLog
 
 RECORD_DIR = RECORD_DIR_ENV
@@ -38,7 +39,7 @@ RecordSecrets = Annotated[
 
 
 def _say(text: str) -> None:
-    sys.stderr.write(f"mcpx: {text}\n")
+    sys.stderr.write(f"mcpx: {escape_controls(text)}\n")
     sys.stderr.flush()
 
 

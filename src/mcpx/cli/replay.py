@@ -17,6 +17,7 @@ import typer
 
 from mcpx.cli import options as o
 from mcpx.errors import UsageError
+from mcpx.wire.controls import escape_controls
 
 DRIFT_EXIT = 7
 _MARKS = {"same": "same   ", "changed": "CHANGED", "missing": "MISSING", "new": "NEW    "}
@@ -62,7 +63,7 @@ def command(
         recording = read_recording(file)
         gc.freeze()  # the recording lives as long as the command: keep the collector off it
         for problem in recording.problems:
-            sys.stderr.write(f"mcpx: {file}: {problem}\n")
+            sys.stderr.write(escape_controls(f"mcpx: {file}: {problem}") + "\n")
         if against is None:
             if server_args:
                 raise UsageError("server arguments need --against TARGET")
@@ -89,7 +90,7 @@ async def _replay(
     if fmt == "json":
         sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False, default=repr) + "\n")
     else:
-        sys.stdout.write("\n".join(render(report, verbose)) + "\n")
+        sys.stdout.write(escape_controls("\n".join(render(report, verbose))) + "\n")
     sys.stdout.flush()
     return DRIFT_EXIT if report.drift else 0
 
@@ -157,5 +158,5 @@ async def _describe(recording: Any, fmt: str) -> int:
         "Run `mcpx replay FILE` in a terminal to open it in the TUI, `mcpx replay FILE --against TARGET` to "
         "replay it against a server, or `mcpx mock FILE` to serve it."
     )
-    sys.stdout.write("\n".join(out) + "\n")
+    sys.stdout.write(escape_controls("\n".join(out)) + "\n")
     return 0

@@ -1,5 +1,6 @@
 """Bytes and JSON-RPC: lenient decoding and the traffic log. Knows nothing of MCP."""
 
+from mcpx.wire.controls import escape_controls
 from mcpx.wire.jsonrpc import (
     Decoded,
     ErrorResponse,
@@ -27,4 +28,5 @@ __all__ = [
     "TrafficLog",
     "decode",
     "encode",
+    "escape_controls",
 ]

@@ -1,0 +1,57 @@
+"""Control characters made visible: the one function every human-readable output passes server text through.
+
+A server chooses the bytes of its stderr, its name, descriptions and results. Written raw to a terminal,
+some of them are commands: ESC starts escape sequences (OSC 52 writes the clipboard, OSC 0 the window
+title, CSI 2J clears the screen), C1 characters are the same commands in one code point on some terminals,
+a lone CR moves the cursor back so a line can be overwritten ("✓ all checks passed"), BEL rings, BS
+erases. `escape_controls` writes each of them as a visible escape (`\\x1b`, `\\r`, `\\x9b`, `\\u202e`) so
+the reader sees that the server sent it and the terminal does nothing.
+
+Kept as they are: newline and tab (layout), CR directly before LF (a CRLF line end moves nothing), and
+every printable character. Escaped too: DEL, and the Unicode bidirectional overrides and isolates, which
+reorder what a line shows without any escape sequence ("Trojan Source").
+
+JSON output and recordings never pass through here: they keep the exact bytes (JSON escapes controls
+itself). Callers escape server text once, where it meets the terminal, and add their own styling after.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 but tab and newline, CR not followed by LF, DEL, C1, bidi embeddings/overrides/isolates and marks.
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)"
+)
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char == "\r":
+        return "\\r"
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_controls(text: str) -> str:
+    """`text` with every control character that could act on a terminal written as a visible escape."""
+    if _CONTROL.search(text) is None:  # the common case costs one scan and no copy
+        return text
+    return _CONTROL.sub(_escape, text)
+
+
+# what json.dumps(ensure_ascii=False) leaves raw: it escapes C0 itself, never DEL, C1 or bidi controls
+_JSON_LEFT = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_json_controls(json_text: str) -> str:
+    """JSON text (from json.dumps) with the control characters it still holds written as `\\uXXXX`: the same
+    JSON value, safe on a terminal. Such characters can only stand inside strings, where `\\u` is valid."""
+    if _JSON_LEFT.search(json_text) is None:
+        return json_text
+    return _JSON_LEFT.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
+
+
+def has_controls(text: str) -> bool:
+    """Whether `escape_controls` would change `text` (tests and the check that flags such text)."""
+    return _CONTROL.search(text) is not None
