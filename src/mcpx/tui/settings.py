@@ -89,11 +89,8 @@ def config_path(environ: Mapping[str, str], config_dir: str | os.PathLike[str] |
 def _read_config(path: Path) -> dict[str, Any]:
     if sys.version_info >= (3, 11):
         import tomllib
-    else:  # pragma: no cover - Python 3.10
-        try:
-            import tomli as tomllib
-        except ImportError:
-            return {}
+    else:  # pragma: no cover - Python 3.10: tomli is a declared dependency there
+        import tomli as tomllib
     try:
         with path.open("rb") as handle:
             data = tomllib.load(handle)
