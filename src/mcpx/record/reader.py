@@ -8,12 +8,18 @@ recording at all, or one from a newer mcpx, is refused (`RecordingError`, one se
 The events go through the log's own append methods with the recorded times, so a response finds its
 request and its latency exactly as it did live; the flags recorded with each event replace whatever
 re-linking finds.
+
+A recording is read as a stream and indexed, not loaded: the log holds its newest events as objects and
+the older ones stay where they are in the file (`ColdEvents.over`: an offset and the links per event),
+decoded again when asked for. So a 200 MB recording takes memory for a screenful of events plus 32 bytes
+an event, and what the summary counts (requests by method, the opening) is counted as the lines go by.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,10 +29,18 @@ import orjson
 
 from mcpx.record.format import EVENT_UPGRADES, FORMAT_VERSION, MAGIC, RecordingError, check_header
 from mcpx.wire.jsonrpc import Decoded, Request, Response, decode_text
+from mcpx.wire.spill import ColdEvents
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 _DIRECTIONS = frozenset({"in", "out", "info"})
 _CHANNELS = frozenset({"stdio", "stderr", "http", "sse", "process", "protocol", "memory"})
+#: events of a recording held as objects (the rest are read from the file when asked for)
+KEEP_EVENTS = 2_000
+KEEP_BYTES = 16 << 20
+#: the file is read in blocks of this size
+BLOCK = 1 << 20
+#: (line number, offset in the file, the line without its newline, whether it had one)
+_Line = tuple[int, int, bytes, bool]
 
 
 @dataclass(slots=True, frozen=True)
@@ -52,6 +66,10 @@ class Recording:
     truncated: bool = False
     #: events whose raw text or facts had secrets masked when they were written
     redacted: set[int] = field(default_factory=set)
+    #: client requests by method, and the events that opened the session, counted as events are read
+    requests: dict[str, int] = field(default_factory=dict)
+    _initialized: int | None = None
+    _discovered: int | None = None
 
     @property
     def events(self) -> list[TrafficEvent]:
@@ -94,26 +112,31 @@ class Recording:
         return version if isinstance(version, str) else None
 
     def opening(self) -> TrafficEvent | None:
-        """The successful response that opened the session (`initialize` or `server/discover`)."""
-        found = None
-        for event in self.log:
-            if (
-                event.direction == "in"
-                and event.method in ("initialize", "server/discover")
-                and isinstance(event.message, Response)
-                and event.request_seq is not None
-            ):
-                found = event
-                if event.method == "initialize":
-                    return event
-        return found
+        """The successful response that opened the session (the first `initialize`, else the last
+        `server/discover`), as far as the recording has been read."""
+        seq = self._initialized if self._initialized is not None else self._discovered
+        return None if seq is None else self.log[seq]
+
+    def note(self, event: TrafficEvent) -> None:
+        """Count an event just read (what `summary` and `opening` report)."""
+        message = event.message
+        if event.direction == "out":
+            if isinstance(message, Request):
+                self.requests[message.method] = self.requests.get(message.method, 0) + 1
+        elif (
+            event.direction == "in"
+            and event.method in ("initialize", "server/discover")
+            and isinstance(message, Response)
+            and event.request_seq is not None
+        ):
+            if event.method == "server/discover":
+                self._discovered = event.seq
+            elif self._initialized is None:
+                self._initialized = event.seq
 
     def summary(self) -> dict[str, Any]:
         """Counts for a one-screen description of the recording."""
-        methods: dict[str, int] = {}
-        for event in self.log:
-            if event.direction == "out" and isinstance(event.message, Request):
-                methods[event.message.method] = methods.get(event.message.method, 0) + 1
+        methods = dict(self.requests)
         return {
             "path": str(self.path),
             "target": self.target,
@@ -139,7 +162,7 @@ def read_recording(path: str | os.PathLike[str]) -> Recording:
 
 def parse_recording(data: bytes, where: str = "the recording") -> Recording:
     """Parse a recording's bytes (see `read_recording`)."""
-    loader = RecordingLoader(data, where)
+    loader = RecordingLoader(_lines(data), where)
     loader.load()
     return loader.recording
 
@@ -148,26 +171,36 @@ def open_recording(path: str | os.PathLike[str]) -> RecordingLoader:
     """Read the header now and the events as asked (`loader.load(500)`): a first screen at once."""
     where = str(path)
     try:
-        data = Path(path).read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise RecordingError(f"the recording {where!r} does not exist") from None
     except IsADirectoryError:
         raise RecordingError(f"{where!r} is a directory, not a recording") from None
     except OSError as exc:
         raise RecordingError(f"cannot read the recording {where!r}: {exc.strerror or exc}") from None
-    return RecordingLoader(data, where)
+    if os.path.isdir(path):
+        os.close(fd)
+        raise RecordingError(f"{where!r} is a directory, not a recording")
+    try:
+        return RecordingLoader(_file_lines(fd, where), where, fd)
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 class RecordingLoader:
-    """Reads a recording's events into its log in batches; the header is checked on construction."""
+    """Reads a recording's events into its log in batches; the header is checked on construction.
 
-    def __init__(self, data: bytes, where: str) -> None:
-        self._lines = _lines(data)
+    With `fd` (the file the lines come from) the log keeps only its newest events as objects and reads
+    older ones back from the file; without, they spill to a temporary file like any long log's."""
+
+    def __init__(self, lines: Iterator[_Line], where: str, fd: int | None = None) -> None:
+        self._lines = lines
         first = next(self._lines, None)
         if first is None:
             raise RecordingError(f"{where} is empty: not an mcpx recording")
         try:
-            header_raw = orjson.loads(first[1])
+            header_raw = orjson.loads(first[2])
         except orjson.JSONDecodeError:
             raise RecordingError(
                 f"{where} is not an mcpx recording (its first line is not a recording header)"
@@ -176,7 +209,20 @@ class RecordingLoader:
         self._version: int = header_raw[MAGIC]
         started_wall = header.get("started_wall")
         self._clock = _Clock(started_wall if isinstance(started_wall, (int, float)) else 0.0)
-        log = TrafficLog(clock=self._clock.mono, wall=self._clock.now)
+        # older formats are upgraded line by line: their events spill as rewritten lines instead
+        self._cold: ColdEvents | None = None
+        if fd is not None:
+            # the file stays open while something may read it: the cold events, else this loader
+            if self._version == FORMAT_VERSION:
+                self._cold = ColdEvents.over(fd)
+            weakref.finalize(self._cold if self._cold is not None else self, os.close, fd)
+        log = TrafficLog(
+            clock=self._clock.mono,
+            wall=self._clock.now,
+            keep=KEEP_EVENTS,
+            keep_bytes=KEEP_BYTES,
+            cold=self._cold,
+        )
         self.recording = Recording(Path(where), header, log)
         self.done = False
         self._previous: int | None = None  # the seq of the last event read, when the line before was good
@@ -195,10 +241,10 @@ class RecordingLoader:
         return not self.done
 
     def _load(self, count: int | None) -> None:
-        recording, log, clock = self.recording, self.recording.log, self._clock
+        recording, log, clock, cold = self.recording, self.recording.log, self._clock, self._cold
         problems = recording.problems
         loaded = 0
-        for number, line, complete in self._lines:
+        for number, offset, line, complete in self._lines:
             try:
                 obj = orjson.loads(line)
             except orjson.JSONDecodeError as exc:
@@ -222,6 +268,9 @@ class RecordingLoader:
                 problems.append(LineProblem(number, problem))
                 self._previous = None
                 continue
+            if cold is not None:
+                cold.origin(len(log) - 1, offset, len(line))
+            recording.note(log[len(log) - 1])
             seq = obj.get("seq")
             previous = self._previous
             if previous is not None and isinstance(seq, int) and seq != previous + 1:
@@ -237,8 +286,8 @@ class RecordingLoader:
         self.done = True
 
 
-def _lines(data: bytes) -> Iterator[tuple[int, bytes, bool]]:
-    """(line number, line without its newline, whether it had one); blank lines are skipped."""
+def _lines(data: bytes) -> Iterator[_Line]:
+    """(line number, offset, line without its newline, whether it had one); blank lines are skipped."""
     start = 0
     number = 0
     size = len(data)
@@ -248,12 +297,42 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes, bool]]:
         if end < 0:
             line = data[start:]
             if line.strip():
-                yield number, line, False
+                yield number, start, line, False
             return
         line = data[start:end]
-        start = end + 1
         if line.strip():
-            yield number, line, True
+            yield number, start, line, True
+        start = end + 1
+
+
+def _file_lines(fd: int, where: str) -> Iterator[_Line]:
+    """`_lines` of a file read in blocks (a line may span blocks): memory for a block and a line."""
+    number = 0
+    position = 0  # file offset of `pending`'s first byte
+    pending = b""
+    while True:
+        try:
+            # a line longer than a block: read more at once, so a 10 MB line is not copied ten times
+            block = os.pread(fd, max(BLOCK, len(pending)), position + len(pending))
+        except OSError as exc:
+            raise RecordingError(f"cannot read the recording {where!r}: {exc.strerror or exc}") from None
+        if not block:
+            break
+        data = pending + block if pending else block
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            if end < 0:
+                break
+            number += 1
+            line = data[start:end]
+            if line.strip():
+                yield number, position + start, line, True
+            start = end + 1
+        pending = data[start:]
+        position += start
+    if pending.strip():
+        yield number + 1, position, pending, False
 
 
 class _Clock:

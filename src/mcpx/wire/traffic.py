@@ -3,6 +3,10 @@
 The log is the truth of a session. Transports append to it before anything else looks at a frame; the
 CLI's `--traffic`, the TUI and recordings are views or copies of it. It is append-only and indexed by
 JSON-RPC id so a response finds its request (and so its method and latency).
+
+It holds its newest events as objects and lets the older ones spill to an on-disk log in the recording
+format (`mcpx.wire.spill`), read back by seq when asked for: a day-long session stays within a bounded
+memory and nothing is dropped. Readers see one sequence either way (`log[seq]`, iteration, `since`).
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcpx.wire.jsonrpc import (
     Decoded,
@@ -25,10 +29,16 @@ from mcpx.wire.jsonrpc import (
     decode,
 )
 
+if TYPE_CHECKING:
+    from mcpx.wire.spill import ColdEvents
+
 Direction = Literal["in", "out", "info"]
 #: how many answered request ids the log remembers to recognise duplicates
 ANSWERED_MEMORY = 10_000
 Channel = Literal["stdio", "stderr", "http", "sse", "process", "protocol", "memory"]
+#: events held as objects before the oldest spill to disk, and the raw text they may hold
+KEEP_EVENTS = 5_000
+KEEP_BYTES = 8 << 20
 
 
 @dataclass(slots=True, eq=False)
@@ -88,10 +98,29 @@ class TrafficLog:
 
     Listeners run synchronously on append, in the order they subscribed; one that raises is removed and
     the error kept in `listener_errors` (a broken view must not break the connection).
+
+    Once more than `keep` events (or `keep_bytes` of raw text) are held, the oldest quarter spill to
+    `cold` (a temporary file unless given; `keep=None` never spills). A spilled event read back is a new
+    object each time it leaves the read cache: hold seqs, not events, across a long session.
     """
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time):
-        self._events: list[TrafficEvent] = []
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+        *,
+        keep: int | None = KEEP_EVENTS,
+        keep_bytes: int = KEEP_BYTES,
+        cold: ColdEvents | None = None,
+    ):
+        # the events held as objects are seq `base` on; readers take `_window` in one read, so a spill
+        # in the loop's thread never shows another thread a half-moved log
+        self._hot: list[TrafficEvent] = []
+        self._window: tuple[int, list[TrafficEvent]] = (0, self._hot)
+        self._hot_bytes = 0
+        self._keep = keep
+        self._keep_bytes = keep_bytes
+        self._cold = cold
         self._listeners: list[Listener] = []
         self._flag_listeners: list[FlagListener] = []
         #: recently answered requests, so a second answer is called a duplicate
@@ -105,28 +134,48 @@ class TrafficLog:
 
     # -- reading -------------------------------------------------------------------------------------
     def __len__(self) -> int:
-        return len(self._events)
+        base, hot = self._window
+        return base + len(hot)
 
     def __getitem__(self, index: int) -> TrafficEvent:
-        return self._events[index]
+        base, hot = self._window
+        if index < 0:
+            index += base + len(hot)
+        if index >= base:
+            return hot[index - base]
+        if index < 0 or self._cold is None:
+            raise IndexError(index)
+        return self._cold.get(index)
 
     def __iter__(self) -> Iterator[TrafficEvent]:
-        return iter(self._events)
+        base, hot = self._window
+        if base and self._cold is not None:
+            yield from self._cold.many(0, base)
+        yield from hot[:]  # a copy: events appended meanwhile are not part of this pass
 
     def since(self, seq: int) -> list[TrafficEvent]:
-        return self._events[seq:]
+        base, hot = self._window
+        if seq >= base:
+            return hot[seq - base :]
+        older = list(self._cold.many(max(0, seq), base)) if self._cold is not None else []
+        return older + hot[:]
+
+    @property
+    def spilled(self) -> int:
+        """How many of the oldest events live on disk rather than in memory."""
+        return self._window[0]
 
     def find_request(self, event: TrafficEvent) -> TrafficEvent | None:
-        return None if event.request_seq is None else self._events[event.request_seq]
+        return None if event.request_seq is None else self[event.request_seq]
 
     def find_response(self, event: TrafficEvent) -> TrafficEvent | None:
-        return None if event.response_seq is None else self._events[event.response_seq]
+        return None if event.response_seq is None else self[event.response_seq]
 
     # -- listening -----------------------------------------------------------------------------------
     def subscribe(self, listener: Listener, *, replay: bool = False) -> Callable[[], None]:
         """Call `listener` for every new event (and, with replay, for those already here)."""
         if replay:
-            for event in list(self._events):
+            for event in self:
                 listener(event)
         self._listeners.append(listener)
 
@@ -163,6 +212,8 @@ class TrafficLog:
     def flag(self, event: TrafficEvent, problem: str) -> None:
         """Attach a diagnostic to an event already in the log (a protocol problem found later)."""
         event.flags.append(problem)
+        if event.seq < self._window[0] and self._cold is not None:
+            self._cold.flagged(event.seq, problem)
         for listener in tuple(self._flag_listeners):
             try:
                 listener(event, problem)
@@ -184,6 +235,7 @@ class TrafficLog:
             flags = [f"not a JSON-RPC message: {message.reason}", *flags]
         event = self._append(direction, channel, decoded.text, message, facts or {}, flags, notify=False)
         self._link(event, message, direction)
+        self._spill_if_full()
         self._notify(event)
         return event
 
@@ -197,13 +249,45 @@ class TrafficLog:
         flags: list[str],
         notify: bool = True,
     ) -> TrafficEvent:
+        hot = self._hot
         event = TrafficEvent(
-            len(self._events), self._clock(), self._wall(), direction, channel, raw, message, facts, flags
+            self._window[0] + len(hot),
+            self._clock(),
+            self._wall(),
+            direction,
+            channel,
+            raw,
+            message,
+            facts,
+            flags,
         )
-        self._events.append(event)
+        hot.append(event)
+        self._hot_bytes += len(raw)
         if notify:
+            self._spill_if_full()
             self._notify(event)
         return event
+
+    def _spill_if_full(self) -> None:
+        keep = self._keep
+        if keep is None or (len(self._hot) <= keep and self._hot_bytes <= self._keep_bytes):
+            return
+        # down to three quarters of both bounds, in one write; the newest event always stays
+        hot, size = self._hot, self._hot_bytes
+        count, bytes_left = 0, size
+        while count < len(hot) - 1 and (
+            len(hot) - count > keep * 3 // 4 or bytes_left > self._keep_bytes * 3 // 4
+        ):
+            bytes_left -= len(hot[count].raw)
+            count += 1
+        if self._cold is None:
+            from mcpx.wire.spill import ColdEvents  # only a long session pays for the import
+
+            self._cold = ColdEvents(self.started_mono)
+        self._cold.put(hot[:count])
+        rest = hot[count:]
+        self._hot, self._hot_bytes = rest, bytes_left
+        self._window = (self._window[0] + count, rest)
 
     def _link(self, event: TrafficEvent, message: Message | None, direction: Direction) -> None:
         if isinstance(message, Request):
@@ -224,13 +308,15 @@ class TrafficLog:
                 event.method = request.method
                 event.latency = event.mono - request.mono
                 request.response_seq = event.seq
+                if request.seq < self._window[0] and self._cold is not None:
+                    self._cold.answered(request.seq, event.seq)  # a long request, answered after it spilled
                 self._answered[key] = request.seq
                 if len(self._answered) > ANSWERED_MEMORY:
                     self._answered.popitem(last=False)
             elif not isinstance(message, Malformed):
                 first = self._answered.get(key)
                 if first is not None:
-                    request = self._events[first]
+                    request = self[first]
                     event.request_seq = first
                     event.method = request.method
                     event.flags.append(
