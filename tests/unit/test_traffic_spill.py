@@ -64,7 +64,9 @@ def busy_session(log: TrafficLog, calls: int) -> None:
         if n % 13 == 0:
             log.stderr(f"working on {n}")
         if n % 101 == 0:
-            log.received(b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}', "stdio")
+            log.received(
+                b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}', "stdio"
+            )
         answer = f'{{"jsonrpc":"2.0","id":{n},"result":{{"content":[{{"type":"text","text":"hello {n}"}}]}}}}'
         log.received(answer.encode(), "stdio")
     log.received(b"this is not json", "stdio")
