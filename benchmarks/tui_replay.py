@@ -42,7 +42,7 @@ from mcpx.wire.traffic import TrafficLog
 CHILD = r"""
 import asyncio, json, sys, time
 from textual.app import App
-import mcpx.tui.app as tui
+import mcpx.tui.shell.app as tui
 
 _run = App.run
 def headless_run(self, *args, **kwargs):

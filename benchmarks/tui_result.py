@@ -28,7 +28,7 @@ from textual.app import App
 from textual.containers import VerticalScroll
 from textual.widgets import Button
 
-from mcpx.tui.result_view import ResultView
+from mcpx.tui.results.result_view import ResultView
 
 
 def cases() -> dict[str, tuple[dict[str, Any], dict[str, Any] | None]]:

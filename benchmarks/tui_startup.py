@@ -40,7 +40,7 @@ SERVERS = {
 CHILD = r"""
 import json, sys, time
 from textual.app import App
-import mcpx.tui.app as tui
+import mcpx.tui.shell.app as tui
 
 _run = App.run
 def headless_run(self, *args, **kwargs):

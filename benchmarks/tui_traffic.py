@@ -34,9 +34,9 @@ from typing import Any
 
 from textual.geometry import Region
 
-from mcpx.tui.app import InspectApp, make_app
-from mcpx.tui.event_screen import EventScreen
-from mcpx.tui.traffic_view import TrafficView
+from mcpx.tui.shell.app import InspectApp, make_app
+from mcpx.tui.traffic.event_screen import EventScreen
+from mcpx.tui.traffic.traffic_view import TrafficView
 from mcpx.wire import Request, decode
 from mcpx.wire.traffic import TrafficLog
 

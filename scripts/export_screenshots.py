@@ -40,10 +40,10 @@ from scripted import (  # noqa: E402
 )
 from scripted_workspace import workspace_app  # noqa: E402
 
-from mcpx.tui.app import InspectApp  # noqa: E402
-from mcpx.tui.ask_screen import AskScreen  # noqa: E402
-from mcpx.tui.event_screen import EventScreen  # noqa: E402
-from mcpx.tui.json_tree import JsonTree  # noqa: E402
+from mcpx.tui.asking.ask_screen import AskScreen  # noqa: E402
+from mcpx.tui.shell.app import InspectApp  # noqa: E402
+from mcpx.tui.traffic.event_screen import EventScreen  # noqa: E402
+from mcpx.tui.widgets.json_tree import JsonTree  # noqa: E402
 
 LOGS = [
     json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
@@ -181,8 +181,8 @@ async def shoot(name: str, step: Step, size: tuple[int, int], out: Path) -> Path
 async def shoot_demo(size: tuple[int, int], out: Path) -> Path:
     """`mcpx demo` as a new user sees it, with a tool selected and a call in the log."""
     from mcpx.cli.demo import demo_spec
-    from mcpx.tui.app import make_app
     from mcpx.tui.settings import InspectSettings
+    from mcpx.tui.shell.app import make_app
 
     app = make_app(demo_spec(), settings=InspectSettings())
     async with app.run_test(size=size) as pilot:
@@ -199,7 +199,7 @@ async def shoot_demo(size: tuple[int, int], out: Path) -> Path:
 
 async def shoot_workspace(name: str, keys: list[str], size: tuple[int, int], out: Path) -> Path:
     """The workspace (`mcpx inspect` with no target) over a fixed set of eight servers."""
-    from mcpx.tui.workspace_screen import WorkspaceScreen
+    from mcpx.tui.workspace.workspace_screen import WorkspaceScreen
 
     app = workspace_app()
     async with app.run_test(size=size) as pilot:
@@ -219,7 +219,7 @@ WORKSPACE_SHOTS = {
 
 async def shoot_replay(size: tuple[int, int], out: Path) -> Path:
     """`mcpx replay FILE`: a recording of a real session, read-only, the scrubber mid-way."""
-    from mcpx.tui.replay_app import make_replay_app
+    from mcpx.tui.replay.replay_app import make_replay_app
     from mcpx.tui.settings import InspectSettings
 
     recording = ROOT / "tests" / "tui" / "recordings" / "record_server.mcpx.jsonl"

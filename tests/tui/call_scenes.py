@@ -13,10 +13,10 @@ from typing import Any
 from scripted import TOOLS, Script, quiet, wait_for
 from textual.widgets import OptionList
 
-from mcpx.tui.app import InspectApp
-from mcpx.tui.item_detail import ItemDetail
-from mcpx.tui.schema_fields import FieldView
-from mcpx.tui.tool_call import ToolCallPanel
+from mcpx.tui.catalogue.item_detail import ItemDetail
+from mcpx.tui.catalogue.tool_call import ToolCallPanel
+from mcpx.tui.forms.schema_fields import FieldView
+from mcpx.tui.shell.app import InspectApp
 
 BOOK_TRIP: dict[str, Any] = {
     "name": "book_trip",

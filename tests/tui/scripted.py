@@ -22,8 +22,8 @@ from textual.widgets._tabs import Underline
 from mcpx.errors import ServerExitedError
 from mcpx.protocol.client import Client
 from mcpx.protocol.eras import LegacyEra
-from mcpx.tui.app import InspectApp, make_app
 from mcpx.tui.settings import InspectSettings
+from mcpx.tui.shell.app import InspectApp, make_app
 from mcpx.wire import Message, Request, TrafficEvent, TrafficLog
 
 
@@ -473,8 +473,8 @@ async def show_call(
     pilot: Any, app: InspectApp, tool: str, arguments: dict[str, Any], focus: str = ""
 ) -> None:
     """Call `tool` on the scripted server and show its result in the History tab (scrolled to `focus`)."""
-    from mcpx.tui.call_history import CallHistory
-    from mcpx.tui.result_view import ResultView
+    from mcpx.tui.history.call_history import CallHistory
+    from mcpx.tui.results.result_view import ResultView
 
     assert app.client is not None
     started = app.clock()

@@ -2,7 +2,7 @@
 and agent's-view screens, and the README's screenshot (scripts/export_screenshots.py).
 
 The states are those a live workspace reaches (tests/integration/test_workspace.py and
-tests/tui/test_workspace_pilot.py check them against real servers); here they are written in, so the
+tests/tui/workspace/test_workspace_pilot.py check them against real servers); here they are written in, so the
 times and sizes on screen never move.
 """
 
@@ -14,7 +14,7 @@ from scripted import TOOLS
 
 from mcpx.transports.spec import ServerSpec
 from mcpx.tui.settings import InspectSettings
-from mcpx.tui.workspace_app import WorkspaceApp, make_workspace_app
+from mcpx.tui.workspace.workspace_app import WorkspaceApp, make_workspace_app
 from mcpx.workspace.agent_view import definition_size
 from mcpx.workspace.discovery import Configured
 from mcpx.workspace.manager import Workspace

@@ -1,6 +1,6 @@
 """`mcpx demo`: the inspector on the demo server that ships inside mcpx (`python -m mcpx.demo`).
 
-It opens the TUI when this build has one (`mcpx.tui.app.run_inspect`); until then it connects with the
+It opens the TUI when this build has one (`mcpx.tui.run_inspect`); until then it connects with the
 client and prints what the demo server offers, so the command is useful from the first day.
 """
 
@@ -29,11 +29,10 @@ def demo_spec(misbehave: str | None = None) -> ServerSpec:
 def _inspector() -> Callable[..., int] | None:
     """The TUI's entry point, when this build has it (imported only here: Textual is slow to import)."""
     try:
-        from mcpx.tui import app
+        from mcpx.tui import run_inspect
     except ImportError:
         return None
-    run = getattr(app, "run_inspect", None)
-    return run if callable(run) else None
+    return run_inspect
 
 
 def command(

@@ -55,7 +55,7 @@ def command(
         timeout, protocol_era, protocol_version, probe_timeout,
     )  # fmt: skip
     connection.remote(bearer, secret_header, server_url)
-    from mcpx.tui.sign_in_screen import TuiSignIn
+    from mcpx.tui import TuiSignIn
 
     prompts = TuiSignIn()  # the terminal belongs to the TUI: sign-in talks through its screen
     connection.sign_in(
@@ -95,8 +95,7 @@ def command(
             overrides["log_level"] = log_level
         if theme is not None:
             overrides["theme"] = theme
-        from mcpx.tui.app import run_inspect
-        from mcpx.tui.settings import InspectSettings
+        from mcpx.tui import InspectSettings, run_inspect
 
         settings = InspectSettings.load(**overrides)
     except McpxError as exc:
@@ -110,7 +109,7 @@ def command(
     roots = roots_from_flags(root)
     if spec is not None:
         raise typer.Exit(run_inspect(spec, settings=settings, recording=recording, roots=roots))
-    from mcpx.tui.workspace_app import run_workspace
+    from mcpx.tui import run_workspace
     from mcpx.workspace.manager import Workspace
 
     raise typer.Exit(

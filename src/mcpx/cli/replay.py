@@ -125,8 +125,7 @@ def _open_tui(file: str) -> int:
     from mcpx.errors import McpxError
 
     try:
-        from mcpx.tui.replay_app import make_replay_app
-        from mcpx.tui.settings import InspectSettings
+        from mcpx.tui import InspectSettings, make_replay_app
 
         app = make_replay_app(file, settings=InspectSettings.load())
     except McpxError as exc:

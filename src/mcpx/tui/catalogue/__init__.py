@@ -1,0 +1,3 @@
+"""The server's catalogue: the browser of tools, resources, templates and prompts, and each item's detail
+panel.
+"""

@@ -1,0 +1,228 @@
+"""`ItemBrowser`: Tools, Resources, Templates and Prompts in tabs, with counts and one filter for all.
+
+A tab whose capability the server lacks is disabled and says why (in its tooltip and in its list).
+Highlighting an item posts `ItemBrowser.ItemSelected`; the app shows it in the detail pane.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Input, OptionList, TabbedContent, TabPane
+from textual.widgets.option_list import Option
+
+from mcpx.tui.session_state import KINDS, Catalog, ItemKind
+from mcpx.tui.widgets.event_list_view import printable
+
+TITLES: dict[ItemKind, str] = {
+    "tools": "Tools",
+    "resources": "Resources",
+    "templates": "Templates",
+    "prompts": "Prompts",
+}
+#: annotation hint → (badge, theme variable of its colour)
+BADGES = {
+    "read_only_hint": ("read-only", "text-success"),
+    "destructive_hint": ("destructive", "text-error"),
+    "idempotent_hint": ("idempotent", "text-primary"),
+    "open_world_hint": ("open-world", "text-warning"),
+}
+
+
+def item_name(kind: ItemKind, item: Any) -> str:
+    if kind == "tools":
+        return str(item.display_name)
+    return str(getattr(item, "title", None) or getattr(item, "name", "") or "")
+
+
+def item_haystack(kind: ItemKind, item: Any) -> str:
+    parts = [getattr(item, "name", ""), getattr(item, "title", None), getattr(item, "description", None)]
+    parts += [getattr(item, "uri", None), getattr(item, "uri_template", None)]
+    return " ".join(str(p) for p in parts if p).lower()
+
+
+def badges(item: Any) -> list[tuple[str, str]]:
+    annotations = getattr(item, "annotations", None)
+    if annotations is None:
+        return []
+    return [badge for attr, badge in BADGES.items() if getattr(annotations, attr, None) is True]
+
+
+class ItemBrowser(Vertical):
+    """The server's catalogue: four tabs of lists and a filter over names and descriptions."""
+
+    BINDING_GROUP_TITLE = "Browser"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "slash", "focus_filter", "Filter", id="browser-filter", tooltip="Filter by name or description"
+        ),
+    ]
+    HELP: ClassVar[str] = """\
+What the server offers. **←/→** on the tabs switch between Tools, Resources, Templates and Prompts; a
+greyed tab is a capability the server did not declare (hover it for the reason). **/** filters every
+tab by name, title, URI and description. Highlighting an item shows its detail on the right; **Enter**
+moves into its form (call the tool, read the resource, fill the template or the prompt).
+
+Badges come from tool annotations: read-only, destructive, idempotent, open-world.
+"""
+
+    catalog: reactive[Catalog] = reactive(Catalog, init=False)
+    """What the server listed, per tab."""
+    filter_text: reactive[str] = reactive("", init=False)
+    """Lower-cased text every item's name and description must contain."""
+
+    class ItemSelected(Message):
+        """An item was highlighted in one of the lists."""
+
+        def __init__(self, browser: ItemBrowser, kind: ItemKind, item: Any) -> None:
+            super().__init__()
+            self.browser = browser
+            self.kind = kind
+            self.item = item
+
+        @property
+        def control(self) -> ItemBrowser:
+            return self.browser
+
+    class ItemOpened(Message):
+        """Enter on an item: the user wants its form (call, read, get)."""
+
+        def __init__(self, browser: ItemBrowser, kind: ItemKind, item: Any) -> None:
+            super().__init__()
+            self.browser = browser
+            self.kind = kind
+            self.item = item
+
+        @property
+        def control(self) -> ItemBrowser:
+            return self.browser
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._shown: dict[ItemKind, list[Any]] = {kind: [] for kind in KINDS}
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="/ filter tools, resources, prompts…", id="browser-filter", compact=True)
+        with TabbedContent(id="browser-tabs"):
+            for kind in KINDS:
+                with TabPane(TITLES[kind], id=f"{kind}-tab"):
+                    yield OptionList(id=f"{kind}-list")
+
+    def on_mount(self) -> None:
+        self._refresh_all()
+
+    def watch_catalog(self) -> None:
+        self._refresh_all()
+
+    def watch_filter_text(self) -> None:
+        self._refresh_all()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#browser-filter", Input).focus()
+
+    @property
+    def active_kind(self) -> ItemKind:
+        active = self.query_one("#browser-tabs", TabbedContent).active or "tools-tab"
+        return active.removesuffix("-tab")  # type: ignore[return-value]
+
+    def focus_list(self) -> None:
+        self.query_one(f"#{self.active_kind}-list", OptionList).focus()
+
+    @on(Input.Changed, "#browser-filter")
+    def _filter_typed(self, event: Input.Changed) -> None:
+        self.filter_text = event.value.strip().lower()
+
+    @on(Input.Submitted, "#browser-filter")
+    def _filter_done(self) -> None:
+        self.focus_list()
+
+    def _refresh_all(self) -> None:
+        if not self.is_mounted:
+            return
+        for kind in KINDS:
+            self._refresh(kind)
+
+    def _refresh(self, kind: ItemKind) -> None:
+        catalog = self.catalog
+        tabs = self.query_one("#browser-tabs", TabbedContent)
+        tab = tabs.get_tab(f"{kind}-tab")
+        option_list = self.query_one(f"#{kind}-list", OptionList)
+        reason = catalog.unavailable.get(kind)
+        items = catalog.items(kind)
+        if reason is not None:
+            tab.label = f"{TITLES[kind]} –"
+            tab.tooltip = reason
+            tab.disabled = items is None
+            option_list.set_options([Option(Content.styled(reason, "$foreground-muted"), disabled=True)])
+            self._shown[kind] = []
+            return
+        tab.disabled = False
+        tab.tooltip = None
+        if items is None:
+            tab.label = f"{TITLES[kind]} …"
+            option_list.set_options([Option(Content.styled("loading…", "$foreground-muted"), disabled=True)])
+            self._shown[kind] = []
+            return
+        needle = self.filter_text
+        shown = [item for item in items if not needle or needle in item_haystack(kind, item)]
+        tab.label = f"{TITLES[kind]} {len(shown)}/{len(items)}" if needle else f"{TITLES[kind]} {len(items)}"
+        previous = option_list.highlighted
+        self._shown[kind] = shown
+        option_list.set_options([Option(self._prompt(kind, item)) for item in shown])
+        if not shown:
+            empty = "no match" if needle else f"the server lists no {kind}"
+            option_list.set_options([Option(Content.styled(empty, "$foreground-muted"), disabled=True)])
+        else:
+            option_list.highlighted = previous if previous is not None and previous < len(shown) else 0
+
+    def _prompt(self, kind: ItemKind, item: Any) -> Content:
+        parts: list[tuple[str, str] | str] = [(printable(item_name(kind, item)), "bold")]
+        name = getattr(item, "name", "")
+        if name and name != item_name(kind, item):
+            parts.append((f"  {printable(name)}", "$foreground-muted"))
+        for label, colour in badges(item):
+            parts += [" ", (f" {label} ", f"${colour} reverse")]
+        if getattr(item, "icons", None):
+            parts.append((" ◆", "$text-accent"))
+        detail = getattr(item, "uri", None) or getattr(item, "uri_template", None)
+        description = getattr(item, "description", None)
+        second = detail or (
+            description.strip().splitlines()[0] if description and description.strip() else ""
+        )
+        if second:
+            parts += ["\n", (printable(second[:200]), "$foreground-muted")]
+        return Content.assemble(*parts)
+
+    @on(OptionList.OptionHighlighted)
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        list_id = event.option_list.id or ""
+        kind: ItemKind = list_id.removesuffix("-list")  # type: ignore[assignment]
+        shown = self._shown.get(kind, [])
+        if kind == self.active_kind and 0 <= event.option_index < len(shown):
+            self.post_message(self.ItemSelected(self, kind, shown[event.option_index]))
+
+    @on(OptionList.OptionSelected)
+    def _opened(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        kind: ItemKind = (event.option_list.id or "").removesuffix("-list")  # type: ignore[assignment]
+        shown = self._shown.get(kind, [])
+        if kind == self.active_kind and 0 <= event.option_index < len(shown):
+            self.post_message(self.ItemOpened(self, kind, shown[event.option_index]))
+
+    @on(TabbedContent.TabActivated, "#browser-tabs")
+    def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
+        event.stop()
+        kind = self.active_kind
+        option_list = self.query_one(f"#{kind}-list", OptionList)
+        shown = self._shown.get(kind, [])
+        index = option_list.highlighted
+        if shown and index is not None and index < len(shown):
+            self.post_message(self.ItemSelected(self, kind, shown[index]))

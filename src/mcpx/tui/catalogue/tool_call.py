@@ -1,0 +1,342 @@
+"""`ToolCallPanel`: call the selected tool — its form, the Call button, progress, cancel, the result.
+
+Keys (while the panel has focus): **ctrl+r** calls (when the arguments are valid; the button says why
+not otherwise), **ctrl+g** sends anyway (invalid on purpose), **escape** cancels a running call. A tool
+annotated `destructiveHint: true` asks first. The call runs in a `requests` worker with no timeout (it
+may wait on a person answering an elicitation); progress notifications drive the bar; cancelling the
+worker cancels the request (`notifications/cancelled`, or closing the request's stream over HTTP).
+
+When a call ends the panel shows `ResultView` and posts `ToolCallPanel.CallFinished` to the app (the
+call history is built on those).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Button, ProgressBar, Static
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
+
+from mcpx.errors import McpxError, RpcError
+from mcpx.tui.forms.schema_form import SchemaForm
+from mcpx.tui.traffic.traffic_view import format_latency
+
+if TYPE_CHECKING:
+    from mcpx.protocol.client import Client
+    from mcpx.tui.shell.app import InspectApp
+
+
+def _raw(tool: Any) -> dict[str, Any]:
+    raw = getattr(tool, "raw", tool)
+    return raw if isinstance(raw, dict) else {}
+
+
+class ToolCallPanel(Vertical):
+    """The form, the call button and the outcome of one tool."""
+
+    HELP: ClassVar[str] = """\
+Call the tool: fill the form (**F2** for raw JSON), then **ctrl+r** or the **Call** button. While the
+arguments do not match the schema the button says why; **ctrl+g** (**Send anyway**) sends them as they
+are. A destructive tool asks first. A running call shows the server's progress; **Escape** or
+**Cancel** cancels it (the server is told). The result appears below the form.
+"""
+    BINDING_GROUP_TITLE = "Tool call"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r", "call", "Call", id="call-tool", tooltip="Call the tool with these arguments"),
+        Binding("ctrl+g", "send_anyway", "Send anyway", id="call-anyway", tooltip="Call even if invalid"),
+        Binding("escape", "cancel", "Cancel call", id="cancel-call", tooltip="Cancel the running call"),
+    ]
+    DEFAULT_CSS = """
+    ToolCallPanel { height: auto; margin-top: 1; }
+    ToolCallPanel > #call-bar { height: auto; margin-top: 1; }
+    ToolCallPanel > #call-bar > Button { margin-right: 1; }
+    ToolCallPanel > #call-bar > #call-status { width: 1fr; height: auto; color: $text-muted; }
+    ToolCallPanel.-invalid > #call-bar > #call-status { color: $text-warning; }
+    ToolCallPanel > #call-progress-row { height: auto; display: none; }
+    ToolCallPanel.-running > #call-progress-row { display: block; }
+    ToolCallPanel #progress-message { color: $text-muted; height: auto; }
+    ToolCallPanel #send-anyway, ToolCallPanel #cancel-call { display: none; }
+    ToolCallPanel.-invalid #send-anyway { display: block; }
+    ToolCallPanel.-running #cancel-call { display: block; }
+    ToolCallPanel.-running #send-anyway { display: none; }
+    ToolCallPanel > #call-result { height: auto; margin-top: 1; }
+    """
+
+    class CallFinished(Message):
+        """A call ended: `outcome` is the raw result (a dict) or the error (an McpxError or exception)."""
+
+        def __init__(
+            self, tool_name: str, arguments: Any, outcome: Any, latency: float | None, size: int | None
+        ) -> None:
+            super().__init__()
+            self.tool_name = tool_name
+            self.arguments = arguments
+            self.outcome = outcome
+            self.latency = latency
+            self.size = size
+
+        @property
+        def result_or_error(self) -> Any:
+            return self.outcome
+
+    def __init__(self, tool: Any, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.tool = _raw(tool)
+        self.tool_name = str(self.tool.get("name", ""))
+        self.worker: Worker[None] | None = None
+        self.last_outcome: Any = None
+        self._cancelled = False
+
+    @property
+    def destructive(self) -> bool:
+        annotations = self.tool.get("annotations")
+        return isinstance(annotations, dict) and annotations.get("destructiveHint") is True
+
+    @property
+    def running(self) -> bool:
+        return self.worker is not None and not self.worker.is_finished
+
+    @property
+    def form(self) -> SchemaForm:
+        return self.query_one(SchemaForm)
+
+    def compose(self) -> ComposeResult:
+        yield SchemaForm(self.tool.get("inputSchema"), id="call-arguments")
+        with Horizontal(id="call-bar"):
+            yield Button("Call  ctrl+r", id="call-button", variant="primary", compact=True)
+            yield Button("Send anyway  ctrl+g", id="send-anyway", variant="warning", compact=True)
+            yield Button("Cancel  esc", id="cancel-call", variant="error", compact=True)
+            yield Static("", id="call-status")
+        with Vertical(id="call-progress-row"):
+            yield ProgressBar(id="call-progress", show_eta=False)
+            yield Static("", id="progress-message")
+        yield Vertical(id="call-result")
+
+    # -- the outside ---------------------------------------------------------------------------------
+    def load_arguments(self, arguments: dict[str, Any]) -> None:
+        """Put these arguments into the form (a call from the history, a saved call)."""
+        self.form.load(arguments)
+
+    async def call(self, arguments: Any) -> Any:
+        """Call the tool with `arguments` (as they are: no validation) and return the outcome."""
+        worker = self.start_call(arguments)
+        with contextlib.suppress(WorkerCancelled, WorkerFailed):
+            await worker.wait()
+        return self.last_outcome
+
+    def start_call(self, arguments: Any) -> Worker[None]:
+        """Start the call in a `requests` worker (one at a time per panel)."""
+        if self.running:
+            assert self.worker is not None
+            return self.worker
+        self._cancelled = False
+        self.worker = self.app.run_worker(
+            self._call(arguments), name=f"tools/call {self.tool_name}", group="requests", exit_on_error=False
+        )
+        return self.worker
+
+    # -- actions -------------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":
+            return self.running
+        if action in ("call", "send_anyway"):
+            return not self.running
+        return True
+
+    def action_call(self) -> None:
+        form = self.form
+        if not form.raw_valid_json:
+            self._say("The raw JSON does not parse: nothing to send.")
+            return
+        if form.issues:
+            self.notify(f"Not called: {form.summary()} (ctrl+g sends anyway)", severity="warning")
+            return
+        self._confirm_then_call(form.value)
+
+    def action_send_anyway(self) -> None:
+        form = self.form
+        if not form.raw_valid_json:
+            self._say("The raw JSON does not parse: nothing to send.")
+            return
+        self._confirm_then_call(form.value)
+
+    def action_cancel(self) -> None:
+        if self.running and self.worker is not None:
+            self._cancelled = True
+            self._say("Cancelling…")
+            self.worker.cancel()
+
+    def _confirm_then_call(self, arguments: Any) -> None:
+        if not isinstance(arguments, dict):
+            self._say("Arguments must be a JSON object (use raw JSON-RPC, ctrl+p, to send anything else).")
+            return
+        app: InspectApp = self.app  # type: ignore[assignment]
+        if getattr(app, "refuse_if_read_only", None) and app.refuse_if_read_only("Not called"):
+            return
+        if not self.destructive:
+            self.start_call(arguments)
+            return
+        from mcpx.tui.widgets.confirm_screen import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.start_call(arguments)
+            else:
+                self._say("Not called (declined).")
+
+        text = json.dumps(arguments, indent=2, ensure_ascii=False)
+        question = f"{self.tool_name} is marked destructive (destructiveHint). Call it with these arguments?"
+        self.app.push_screen(ConfirmScreen(question, text, confirm="Call it"), answered)
+
+    @on(Button.Pressed, "#call-button")
+    def _call_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_call()
+
+    @on(Button.Pressed, "#send-anyway")
+    def _anyway_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_send_anyway()
+
+    @on(Button.Pressed, "#cancel-call")
+    def _cancel_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_cancel()
+
+    @on(SchemaForm.Changed)
+    def _form_changed(self, event: SchemaForm.Changed) -> None:
+        event.stop()
+        self._refresh_button()
+
+    def _refresh_button(self) -> None:
+        if self.running:
+            return
+        form = self.form
+        invalid = bool(form.issues)
+        self.set_class(invalid, "-invalid")
+        button = self.query_one("#call-button", Button)
+        button.disabled = invalid
+        button.tooltip = f"Disabled: {form.summary()}" if invalid else "Call the tool (ctrl+r)"
+        self._say(f"Cannot call: {form.summary()}" if invalid else "")
+
+    def _say(self, text: str) -> None:
+        self.query_one("#call-status", Static).update(Content(text))
+
+    # -- the call ------------------------------------------------------------------------------------
+    async def _call(self, arguments: Any) -> None:
+        app: InspectApp = self.app  # type: ignore[assignment]
+        client: Client | None = getattr(app, "client", None)
+        if client is None:
+            self._say("Not connected: press r to reconnect.")
+            return
+        await self._show_running(True)
+        traffic = client.traffic
+        first = len(traffic)
+        started = app.clock()
+        outcome: Any
+        latency: float | None = None
+        size: int | None = None
+        params: dict[str, Any] = {"name": self.tool_name, "arguments": arguments}
+        try:
+            outcome = await client.request("tools/call", params, timeout=None, on_progress=self._progress)
+            latency = app.clock() - started
+            size = self._response_size(traffic, first, outcome)
+        except asyncio.CancelledError:
+            latency = app.clock() - started
+            outcome = McpxError(f"cancelled by you after {format_latency(latency)}")
+            await self._show_outcome(arguments, outcome, latency, None, cancelled=True)
+            raise
+        except McpxError as exc:
+            latency = app.clock() - started
+            outcome = exc
+        await self._show_outcome(arguments, outcome, latency, size)
+
+    @staticmethod
+    def _response_size(traffic: Any, first: int, result: Any) -> int | None:
+        """The length of the response frame that carried `result` (found by identity, not re-encoded)."""
+        for event in reversed(list(traffic.since(first))):
+            message = event.message
+            if event.direction == "in" and getattr(message, "result", None) is result:
+                return len(event.raw)
+        return None
+
+    def _progress(self, progress: Any, total: Any, message: Any) -> None:
+        if not self.is_attached:
+            return
+        bar = self.query_one("#call-progress", ProgressBar)
+        if isinstance(total, (int, float)) and total > 0:
+            bar.update(
+                total=float(total), progress=float(progress) if isinstance(progress, (int, float)) else 0
+            )
+        elif isinstance(progress, (int, float)):
+            bar.update(total=None)
+        done = f"{progress:g}" if isinstance(progress, (int, float)) else "?"
+        of = f" of {total:g}" if isinstance(total, (int, float)) else ""
+        text = f"{message}  ({done}{of})" if isinstance(message, str) and message else f"{done}{of}"
+        self.query_one("#progress-message", Static).update(Content(text))
+
+    async def _show_running(self, running: bool) -> None:
+        if not self.is_attached:
+            return
+        self.set_class(running, "-running")
+        self.query_one("#call-button", Button).disabled = running
+        if running:
+            self.set_class(False, "-invalid")
+            bar = self.query_one("#call-progress", ProgressBar)
+            bar.update(total=None, progress=0)
+            self.query_one("#progress-message", Static).update(Content("waiting for the server…"))
+            self._say(f"Calling {self.tool_name}…")
+            await self.query_one("#call-result", Vertical).remove_children()
+
+    async def _show_outcome(
+        self,
+        arguments: Any,
+        outcome: Any,
+        latency: float | None,
+        size: int | None,
+        *,
+        cancelled: bool = False,
+    ) -> None:
+        self.last_outcome = outcome
+        self.app.post_message(self.CallFinished(self.tool_name, arguments, outcome, latency, size))
+        if not self.is_attached:
+            return
+        self.set_class(False, "-running")
+        self.query_one("#call-button", Button).disabled = False
+        holder = self.query_one("#call-result", Vertical)
+        await holder.remove_children()
+        took = format_latency(latency) if latency is not None else "?"
+        if cancelled:
+            self._say(f"✗ Cancelled after {took}: the server was told (notifications/cancelled).")
+            await holder.mount(Static(Content.styled(f"Cancelled after {took}.", "bold $text-warning")))
+        elif isinstance(outcome, Mapping):
+            from mcpx.tui.results.result_view import ResultView
+
+            self._say("")
+            await holder.mount(
+                ResultView(outcome, tool=self.tool, latency=latency, size=size, classes="call-result-view")
+            )
+        else:
+            self._say("")
+            await holder.mount(Static(self._error_text(outcome, took), classes="call-error"))
+        self._refresh_button()
+
+    @staticmethod
+    def _error_text(error: Any, took: str) -> Content:
+        if isinstance(error, RpcError):
+            text = f"{error.method} failed after {took}: {error.error_message} (error {error.error_code})"
+        elif isinstance(error, McpxError):
+            text = f"The call failed after {took}: {error.message}"
+        else:
+            text = f"The call failed after {took}: {type(error).__name__}: {error}"
+        return Content.styled(text, "bold $text-error")

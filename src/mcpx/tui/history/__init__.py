@@ -1,0 +1,1 @@
+"""The History tab: calls as they finished, loaded back into a form, saved for the server."""

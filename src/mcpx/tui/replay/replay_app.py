@@ -1,0 +1,259 @@
+"""`mcpx replay FILE`: the inspector on a recording, with no server — read-only, with a time scrubber.
+
+`ReplayApp` is the `InspectApp` (the same header, browsers, detail, Info view and traffic panel) over the
+recording's `TrafficLog`, with `read_only` set, a Calls tab with the recorded calls and their results,
+and a `Scrubber`. The screen shows the session as of the scrubber's `moment`: the catalogue the client
+had listed by then, the handshake once it happened (`Timeline` answers both by binary search).
+
+The first events are read before the screen is built (`make_replay_app`), the rest by the `recording`
+worker in batches while the screen is up; the moment follows the end until the user moves it. Lines
+that could not be read (a cut-off last line, junk) are named in a banner; every complete line is shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from mcpx.record.reader import RecordingLoader, open_recording
+from mcpx.record.timeline import Timeline
+from mcpx.tui.catalogue.item_detail import ItemDetail
+from mcpx.tui.replay.recorded_calls import RecordedCalls
+from mcpx.tui.replay.replay_state import catalog_at, server_info_at, session_at
+from mcpx.tui.replay.scrubber import Scrubber
+from mcpx.tui.settings import InspectSettings
+from mcpx.tui.shell.app import InspectApp
+from mcpx.tui.shell.header_bar import HeaderBar
+from mcpx.tui.traffic.traffic_view import TrafficView
+from mcpx.tui.widgets.event_list_view import EventListView, printable
+
+if TYPE_CHECKING:
+    from mcpx.record.reader import Recording
+
+#: events read before the first screen, and per step of the `recording` worker afterwards
+FIRST_EVENTS = 500
+BATCH = 1_000
+
+
+class ReplayApp(InspectApp):
+    """The inspector on a recording: nothing is sent, and a scrubber chooses the moment shown."""
+
+    TITLE = "mcpx replay"
+    GENERAL_HELP: ClassVar[str] = """\
+**mcpx replay** shows a recorded session, with no server: read-only (nothing can be sent). The scrubber
+at the bottom chooses the moment shown — **,** and **.** step one event, **<** and **>** jump to the start
+and the end, **g** goes to the event highlighted in the traffic log. The browsers, the Info view (**i**),
+the header and the Calls tab (**c**: the recorded calls and their results) show the session as of that
+moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q** quits.
+"""
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("comma", "step(-1)", "Back", id="replay-back", tooltip="One event back"),
+        Binding("full_stop", "step(1)", "Fwd", id="replay-forward", tooltip="One event forward"),
+        Binding(
+            "less_than_sign", "jump(0)", "Start", show=False, id="replay-start", tooltip="The first event"
+        ),
+        Binding(
+            "greater_than_sign", "jump(-1)", "End", show=False, id="replay-end", tooltip="The last event"
+        ),
+        Binding("g", "go_highlighted", "Go to", id="replay-go", tooltip="The event highlighted in the log"),
+        Binding(
+            "c", "show_calls", "Calls", id="replay-calls", tooltip="The recorded calls and their results"
+        ),
+        Binding("m", "focus_scrubber", "Scrubber", show=False, id="replay-scrubber", tooltip="Focus the bar"),
+    ]
+
+    moment: reactive[int] = reactive(0, init=False)
+    """Sequence number of the event the screen shows the session as of."""
+    loaded: reactive[int] = reactive(0, init=False)
+    """Events read so far."""
+    loading: reactive[bool] = reactive(True, init=False)
+    """The recording is still being read."""
+
+    def __init__(self, loader: RecordingLoader, *, settings: InspectSettings) -> None:
+        recording = loader.recording
+        log = recording.log
+        super().__init__(
+            settings=settings,
+            connector=None,
+            traffic=log,
+            clock=lambda: log[len(log) - 1].mono if len(log) else 0.0,
+            target=recording.target,
+            read_only=True,
+        )
+        self.loader = loader
+        self.recording: Recording = recording
+        self.timeline = Timeline(log)
+        self.timeline.scan()
+        #: the user moved the scrubber: the moment stops following the end
+        self.pinned = False
+        self._shown_key: object = None
+        self._typed: dict[int, tuple[Any, ...]] = {}
+        self.sub_title = os.fspath(recording.path)
+        self.set_reactive(ReplayApp.loaded, len(log))
+        self.set_reactive(ReplayApp.loading, not loader.done)
+        self.set_reactive(ReplayApp.moment, max(len(log) - 1, 0))
+
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():
+            if isinstance(widget, Footer):
+                yield Scrubber(self.traffic, id="scrubber").data_bind(
+                    position=ReplayApp.moment, total=ReplayApp.loaded, loading=ReplayApp.loading
+                )
+            yield widget
+            if isinstance(widget, HeaderBar):
+                yield Static("", id="recording-problems")
+
+    def on_mount(self) -> None:
+        side = self.query_one("#side", TabbedContent)
+        # this session's calls, the roots it offers, checks of a live server: a recording has none of them
+        for tab in ("history-tab", "roots-tab", "check-tab"):
+            if side.query(f"#{tab}"):
+                side.hide_tab(tab)
+        self._show(self.moment)
+        self._show_problems()
+        # after the first paint: the Calls tab, and reading the rest (the first screen waits for neither)
+        self.call_after_refresh(self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        calls = RecordedCalls(self.traffic, self.timeline.calls_until, id="recorded-calls")
+        calls.set_reactive(RecordedCalls.moment, self.moment)
+        self.query_one("#side", TabbedContent).add_pane(TabPane("Calls", calls, id="calls-tab"))
+        if not self.loader.done:
+            self.run_worker(self._read_rest(), name="recording", group="recording", exit_on_error=False)
+
+    async def _read_rest(self) -> None:
+        loader = self.loader
+        while loader.load(BATCH):
+            # the events live as long as the app: keep the cyclic collector off them (a full collection
+            # over 100,000 events stalls the screen for half a second; see InspectApp._tick)
+            gc.freeze()
+            self._took_in()
+            await asyncio.sleep(0)  # the screen stays usable while the rest is read
+        self._took_in()
+        self.loading = False
+        self._show_problems()
+
+    def _took_in(self) -> None:
+        self.timeline.scan()
+        self.loaded = len(self.traffic)
+        if not self.pinned:
+            self.moment = max(self.loaded - 1, 0)
+
+    # -- the moment ----------------------------------------------------------------------------------
+    def watch_moment(self, seq: int) -> None:
+        self._show(seq)
+
+    def _show(self, seq: int) -> None:
+        """Put the session as of event `seq` into the reactives the widgets are bound to."""
+        timeline = self.timeline
+        opening = timeline.opening_at(seq)
+        exited = timeline.exit_at(seq)
+        listings = tuple(
+            timeline.listing_at(key, seq) for key in ("tools", "resources", "resourceTemplates", "prompts")
+        )
+        key = (opening.seq if opening else None, exited.seq if exited else None, tuple(map(id, listings)))
+        if key != self._shown_key:
+            self._shown_key = key
+            self.session = session_at(
+                self.recording, timeline, seq, opening, exited, self.settings.stderr_tail
+            )
+            self.server_info = server_info_at(self.recording, opening)
+            self.catalog = catalog_at(opening, listings, self._typed)
+            for detail in self.query(ItemDetail):  # the browser selects again from what is listed now
+                detail.selection = None
+        for calls in self.query(RecordedCalls):
+            calls.moment = seq
+
+    def move_to(self, seq: int, *, show_in_log: bool = True) -> None:
+        """Show the session as of event `seq` (the user's choice: the moment stops following the end)."""
+        seq = min(max(seq, 0), max(len(self.traffic) - 1, 0))
+        self.pinned = seq < len(self.traffic) - 1 or not self.loading
+        self.moment = seq
+        log = self._traffic_view()
+        if show_in_log and log is not None:
+            log.select_seq(seq)
+
+    @on(Scrubber.Moved)
+    def _scrubbed(self, event: Scrubber.Moved) -> None:
+        self.move_to(event.seq)
+
+    def action_step(self, delta: int) -> None:
+        self.move_to(self.moment + delta)
+
+    def action_jump(self, where: int) -> None:
+        self.move_to(len(self.traffic) - 1 if where < 0 else where)
+
+    def action_go_highlighted(self) -> None:
+        view = self.focused if isinstance(self.focused, EventListView) else None
+        if view is None:
+            view = self._traffic_view()
+        event = view.event_at_cursor() if view is not None else None
+        if event is None:
+            self.notify("Highlight an event in the traffic log first (t, then ↑/↓).", severity="warning")
+            return
+        self.move_to(event.seq, show_in_log=False)
+
+    def _traffic_view(self) -> TrafficView | None:
+        """The traffic log, once the panel (mounted after the first paint) has composed it."""
+        views = self.query("#traffic").results(TrafficView)
+        return next(views, None)
+
+    def action_show_calls(self) -> None:
+        if not self.query("#calls-tab"):  # mounted just after the first paint
+            return
+        self.query_one("#side", TabbedContent).active = "calls-tab"
+        self.query_one("#calls-list").focus()
+
+    def action_focus_scrubber(self) -> None:
+        self.query_one(Scrubber).focus()
+
+    # -- what could not be read ----------------------------------------------------------------------
+    def _show_problems(self) -> None:
+        banner = self.query_one("#recording-problems", Static)
+        problems = self.recording.problems
+        banner.set_class(bool(problems), "-visible")
+        if not problems:
+            return
+        lines = list(_problem_lines(self.recording))
+        banner.update("\n".join(printable(line) for line in lines))
+        if not self.loading:
+            self.notify(lines[0], title="recording", severity="warning", timeout=10)
+
+
+def _problem_lines(recording: Recording) -> Iterator[str]:
+    problems = recording.problems
+    what = "cut off" if recording.truncated else "damaged"
+    yield (
+        f"⚠ This recording is {what}: {len(problems)} line(s) could not be read; "
+        f"the {len(recording.log):,} complete events are all shown."
+    )
+    for problem in problems[:3]:
+        yield f"  {problem}"
+    if len(problems) > 3:
+        yield f"  … and {len(problems) - 3} more"
+
+
+def make_replay_app(
+    path: str | os.PathLike[str], *, settings: InspectSettings | None = None, first: int = FIRST_EVENTS
+) -> ReplayApp:
+    """Open `path` (RecordingError when it is not a recording) and build the app on its first events."""
+    loader = open_recording(path)
+    loader.load(first)
+    return ReplayApp(loader, settings=settings if settings is not None else InspectSettings())
+
+
+def run_replay(path: str | os.PathLike[str], *, settings: InspectSettings | None = None) -> int:
+    """Run the replay TUI on a recording until the user quits (the CLI's exit code)."""
+    app = make_replay_app(Path(path), settings=settings if settings is not None else InspectSettings.load())
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)

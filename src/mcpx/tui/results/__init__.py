@@ -1,0 +1,1 @@
+"""What a call or read returns: content blocks, structured results, images, big texts, saving a blob."""

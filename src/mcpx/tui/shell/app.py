@@ -1,0 +1,488 @@
+"""`mcpx inspect`: the Textual app, its factory `make_app()` and the CLI's entry point `run_inspect()`.
+
+The app holds a `TrafficLog` (the truth, kept across reconnects) and never touches a transport. Its
+`Connection` runs the one long-lived `connection` worker that owns the client's async context; short
+workers in the `requests` group list the catalogue, ping, set the log level and send raw frames; one
+`Worker.StateChanged` handler reports their failures.
+
+State flows down through reactives (`session`, `catalog`, `server_info`, `in_flight`) that widgets bind
+to; widgets talk back with messages (`ItemBrowser.ItemSelected`, `EventListView.EventOpened`, …).
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.lazy import Lazy
+from textual.reactive import reactive
+from textual.widgets import Footer, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState
+
+from mcpx.errors import McpxError
+from mcpx.tui.asking.asking import Asking
+from mcpx.tui.asking.roots_view import RootsView
+from mcpx.tui.catalogue.item_browser import ItemBrowser
+from mcpx.tui.catalogue.item_detail import ItemDetail
+from mcpx.tui.check.check_view import CheckView, show_check, show_event
+from mcpx.tui.history.call_history import CallHistory, open_tool_call
+from mcpx.tui.session_state import Catalog, ItemKind, ServerInfo, SessionState
+from mcpx.tui.settings import InspectSettings
+from mcpx.tui.shell.commands import InspectCommands
+from mcpx.tui.shell.connection import Connection, Connector, spec_connector
+from mcpx.tui.shell.death_banner import DeathBanner
+from mcpx.tui.shell.header_bar import HeaderBar
+from mcpx.tui.shell.info_view import InfoView
+from mcpx.tui.traffic.traffic_panel import TrafficPanel
+from mcpx.tui.traffic.traffic_view import SEPARATOR_EVENT, format_latency
+from mcpx.tui.widgets.event_list_view import EventListView
+from mcpx.wire.traffic import TrafficLog
+
+if TYPE_CHECKING:
+    from mcpx import ServerSpec
+    from mcpx.protocol.client import Client
+
+Clock = Callable[[], float]
+#: actions that need the traffic panel (see check_action)
+_PANEL_ACTIONS = {"focus_traffic", "clear_log", "toggle_follow", "copy_event"}
+#: events between two gc.freeze() calls (see _tick)
+FREEZE_EVERY = 5_000
+#: the sentence for anything refused while a recording is open (`InspectApp.read_only`)
+READ_ONLY_REASON = "this is a recording (read-only); nothing can be sent to a server."
+
+
+class InspectApp(App[int]):
+    """The inspector: header, browser and detail on top, the traffic panel below."""
+
+    CSS_PATH: ClassVar[list[str | PurePath]] = [
+        Path(__file__).parent / "app.tcss",
+        Path(__file__).parent.parent / "asking" / "asking.tcss",
+    ]
+    TITLE = "mcpx inspect"
+    COMMANDS = App.COMMANDS | {InspectCommands}
+    BINDING_GROUP_TITLE = "mcpx"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit", id="quit", tooltip="Stop the server and quit"),
+        Binding(
+            "question_mark,f1", "help", "Help", id="help", tooltip="Help for the focused pane, and its keys"
+        ),
+        Binding("t", "focus_traffic", "Traffic", id="focus-traffic", tooltip="Jump to the traffic log"),
+        Binding("r", "reconnect", "Reconnect", id="reconnect", tooltip="Restart the server / connect again"),
+        Binding("i", "show_info", "Info", id="show-info", tooltip="Instructions, capabilities, handshake"),
+        Binding(
+            "b", "focus_browser", "Browser", show=False, id="focus-browser", tooltip="Jump to the catalogue"
+        ),
+        Binding(
+            "C", "show_check", "Check", show=False, id="show-check", tooltip="Run mcpx check on the server"
+        ),
+        Binding(
+            "ctrl+r", "call_tool", "Call", show=False, id="call-selected-tool", tooltip="Call the tool shown"
+        ),
+    ]
+
+    session: reactive[SessionState] = reactive(SessionState, init=False)
+    """The connection as the header and the death banner show it."""
+    catalog: reactive[Catalog] = reactive(Catalog, init=False)
+    """Tools, resources, templates and prompts the server listed."""
+    server_info: reactive[ServerInfo | None] = reactive(None, init=False)
+    """What the last connection established, for the Info view."""
+    in_flight: reactive[int] = reactive(0, init=False)
+    """Requests sent and not answered yet."""
+    waiting: reactive[int] = reactive(0, init=False)
+    """Questions from the server (elicitation, sampling) waiting for the user."""
+    roots: reactive[tuple[dict[str, Any], ...]] = reactive(tuple, init=False)
+    """The roots the client advertises (`Asking.set_roots` changes them)."""
+    roots_asked: reactive[int] = reactive(0, init=False)
+    """How many times the server asked for the roots in this connection."""
+    read_only: reactive[bool] = reactive(False, init=False)
+    """A recording is open (`mcpx replay`): nothing can be sent. Forms show but do not submit; anything
+    that would send (reconnect, ping, raw JSON-RPC, calls) is refused with `READ_ONLY_REASON`."""
+
+    def __init__(
+        self,
+        *,
+        settings: InspectSettings,
+        connector: Connector | None,
+        traffic: TrafficLog,
+        clock: Clock,
+        target: str = "",
+        read_only: bool = False,
+        spec: ServerSpec | None = None,
+        roots: list[dict[str, Any]] | None = None,
+    ) -> None:
+        super().__init__()
+        #: the server, when the app reaches one through a spec (what "Save recording…" writes in the header)
+        self.spec = spec
+        self.settings = settings
+        self.asking = Asking(self, roots)
+        self.set_reactive(InspectApp.roots, tuple(roots or ()))
+        self.connection = Connection(self, connector) if connector is not None else None
+        self.traffic = traffic
+        self.clock = clock
+        self.target = target
+        self._problems_seen = 0
+        self._problems_of: Client | None = None
+        self._frozen_at = 0
+        self._quitting = False
+        self.theme = settings.theme
+        self.set_reactive(InspectApp.session, SessionState(target=target))
+        self.set_reactive(InspectApp.read_only, read_only)
+
+    def compose(self) -> ComposeResult:
+        yield HeaderBar(id="header").data_bind(
+            InspectApp.session, InspectApp.in_flight, InspectApp.read_only, InspectApp.waiting
+        )
+        yield DeathBanner(id="death-banner").data_bind(InspectApp.session)
+        with Horizontal(id="top"):
+            yield ItemBrowser(id="browser").data_bind(InspectApp.catalog)
+            with TabbedContent(id="side"):
+                with TabPane("Detail", id="detail-tab"):
+                    yield ItemDetail(id="detail")
+                with TabPane("History", id="history-tab"):
+                    yield CallHistory(id="history").data_bind(InspectApp.session)
+                with TabPane("Info", id="info-tab"):
+                    yield Lazy(InfoView(id="info").data_bind(info=InspectApp.server_info))
+                with TabPane("Roots", id="roots-tab"):
+                    yield Lazy(
+                        RootsView(id="roots").data_bind(InspectApp.roots, asked=InspectApp.roots_asked)
+                    )
+                with TabPane("Check", id="check-tab"):
+                    yield Lazy(CheckView(self.traffic, id="check"))
+        # the traffic panel mounts right after the first paint: the tool list shows sooner (a cold start
+        # spends ~0.2 s on the panel's tabs, inputs and views otherwise)
+        yield Lazy(
+            TrafficPanel(self.traffic, clock=self.clock, follow=self.settings.follow, id="traffic-panel")
+        )
+        yield Footer()
+
+    def on_load(self) -> None:
+        # connect before the screen is built: the server starts up while the widgets compose
+        if self.connection is not None:
+            self.connection.start()
+
+    def on_mount(self) -> None:
+        if self.settings.keymap:
+            self.set_keymap(self.settings.keymap)
+        self.set_interval(0.1, self._tick, name="inspect-tick")
+        self.query_one(ItemBrowser).focus_list()
+
+    async def on_unmount(self) -> None:
+        """However the app ends (q, ctrl+c, a test leaving), the server stops before the loop does."""
+        if self.connection is not None:
+            await self.connection.stop()
+
+    @property
+    def client(self) -> Client | None:
+        """The connected client, or None (connecting, dead, or no server at all)."""
+        return self.connection.client if self.connection is not None else None
+
+    @property
+    def panel(self) -> TrafficPanel:
+        return self.query_one(TrafficPanel)
+
+    def _tick(self) -> None:
+        if len(self.traffic) - self._frozen_at >= FREEZE_EVERY:
+            # The log only grows and its events live as long as the app. Python's full collections walk
+            # every tracked object, so at 100 000 events each one stalls the UI for half a second; frozen
+            # objects are skipped (refcounting still frees them, only cycles among them would stay).
+            gc.freeze()
+            self._frozen_at = len(self.traffic)
+        client = self.client
+        self.in_flight = client.peer.in_flight if client is not None else 0
+        self.roots_asked = client.roots_asked if client is not None else self.roots_asked
+        if self.asking.queue:
+            self.asking.show_next()  # the user may have closed the screen that kept a question waiting
+        panels = self.query(TrafficPanel)
+        if client is not self._problems_of:  # a new connection: a new peer with its own list
+            self._problems_of, self._problems_seen = client, 0
+        if client is not None and panels and len(client.peer.problems) > self._problems_seen:
+            problems = panels.first().problems
+            if problems is not None:
+                for event, _ in client.peer.problems[self._problems_seen :]:
+                    problems.add(event)
+                self._problems_seen = len(client.peer.problems)
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if event.state == WorkerState.ERROR and worker.group != "connection":
+            error = worker.error
+            message = error.message if isinstance(error, McpxError) else f"{type(error).__name__}: {error}"
+            self.notify(message, title=worker.name or "request failed", severity="error", timeout=8)
+
+    # -- messages from the widgets -------------------------------------------------------------------
+    @on(ItemBrowser.ItemSelected)
+    def _item_selected(self, event: ItemBrowser.ItemSelected) -> None:
+        self._show_item(event.kind, event.item)
+
+    def _show_item(self, kind: ItemKind, item: Any) -> None:
+        for detail in self.query(ItemDetail):  # none while the app shuts down
+            detail.selection = (kind, item)
+        for side in self.query("#side").results(TabbedContent):
+            side.active = "detail-tab"
+
+    @on(ItemBrowser.ItemOpened)
+    def _item_opened(self, event: ItemBrowser.ItemOpened) -> None:
+        """Enter on an item: its detail, then its form's first field (once the panel has mounted)."""
+        self._show_item(event.kind, event.item)
+        for detail in self.query(ItemDetail):
+            self.call_after_refresh(detail.focus_call_form)
+
+    def on_tool_call_panel_call_finished(self, event: Any) -> None:
+        """`ToolCallPanel.CallFinished`: the call goes into the session's history."""
+        for history in self.query(CallHistory):
+            history.record(event.tool_name, event.arguments, event.result_or_error, event.latency, event.size)
+
+    @on(CallHistory.CallRequested)
+    def _call_requested(self, event: CallHistory.CallRequested) -> None:
+        self.request_tool_call(event.tool, event.arguments, run=event.run)
+
+    def request_tool_call(self, tool: str, arguments: dict[str, Any], *, run: bool) -> None:
+        """Open the tool's form with `arguments` in it, and call it when `run`."""
+        if run and self.refuse_if_read_only("Not called"):
+            return
+        self.run_worker(
+            open_tool_call(self, tool, arguments, run=run), name=tool, group="requests", exit_on_error=False
+        )
+
+    @on(EventListView.EventOpened)
+    def _event_opened(self, event: EventListView.EventOpened) -> None:
+        view = event.view
+
+        def reselect(seq: int | None) -> None:
+            if seq is not None:
+                view.select_seq(seq)
+
+        from mcpx.tui.traffic.event_screen import (
+            EventScreen,  # screens load when first opened: a faster start
+        )
+
+        self.push_screen(EventScreen(self.traffic, event.event), reselect)
+
+    @on(RootsView.Changed)
+    def _roots_changed(self, event: RootsView.Changed) -> None:
+        self.asking.set_roots(event.roots)
+
+    @on(CheckView.ExchangeSelected)
+    def _exchange_selected(self, event: CheckView.ExchangeSelected) -> None:
+        show_event(self, event.seq)
+
+    @on(TrafficPanel.LevelChosen)
+    def _level_chosen(self, event: TrafficPanel.LevelChosen) -> None:
+        self.set_log_level(event.level)
+
+    # -- actions -------------------------------------------------------------------------------------
+    def action_quit(self) -> None:  # type: ignore[override]
+        if self._quitting:  # a second q: leave now (the server's group is still killed at exit)
+            self.exit(0)
+            return
+        self._quitting = True
+        if self.connection is not None and self.connection.running:
+            self.session = replace(self.session, state="closing")
+        self.run_worker(self._quit(), name="quit", group="lifecycle", exit_on_error=False)
+
+    async def _quit(self) -> None:
+        if self.connection is not None:
+            await self.connection.stop()
+        self.exit(0)
+
+    def action_reconnect(self) -> None:
+        if self.refuse_if_read_only("No reconnect") or self.connection is None or self._quitting:
+            return
+        self.run_worker(
+            self._reconnect(), name="reconnect", group="lifecycle", exclusive=True, exit_on_error=False
+        )
+
+    async def _reconnect(self) -> None:
+        assert self.connection is not None
+        await self.connection.stop()
+        if len(self.traffic):
+            self.traffic.info(
+                f"reconnect · connection {self.session.attempt + 1}", "protocol", event=SEPARATOR_EVENT
+            )
+        self.connection.start()
+
+    def action_help(self) -> None:
+        from mcpx.tui.shell.help_screen import HelpScreen
+
+        self.push_screen(HelpScreen(self.focused))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # the traffic panel mounts just after the first paint: its actions wait for it
+        return action not in _PANEL_ACTIONS or bool(self.query("#traffic-panel"))
+
+    def action_focus_traffic(self) -> None:
+        self.panel.show_traffic()
+
+    def action_focus_browser(self) -> None:
+        self.query_one(ItemBrowser).focus_list()
+
+    def action_call_tool(self) -> None:
+        """ctrl+r from anywhere: the selected tool's call button (its panel explains a refusal)."""
+        from mcpx.tui.catalogue.tool_call import ToolCallPanel
+
+        panels = self.query(ToolCallPanel)
+        if panels:
+            panels.first().action_call()
+
+    def action_show_info(self) -> None:
+        side = self.query_one("#side", TabbedContent)
+        side.active = "info-tab"
+        # focus left in the tab being hidden would move to a sibling there, and switch that tab back
+        focused = self.focused
+        if focused is not None and side in focused.ancestors:
+            for view in self.query(InfoView):
+                view.focus()
+
+    def action_show_roots(self) -> None:
+        self.query_one("#side", TabbedContent).active = "roots-tab"
+        for view in self.query(RootsView):
+            view.focus_table()
+
+    def action_show_check(self) -> None:
+        show_check(self)
+
+    def action_clear_log(self) -> None:
+        self.panel.clear()
+
+    def action_toggle_follow(self) -> None:
+        view = self.panel.traffic_view
+        view.following = not view.following
+
+    def action_copy_event(self) -> None:
+        view = self.focused if isinstance(self.focused, EventListView) else self.panel.traffic_view
+        event = view.event_at_cursor() or (self.traffic[len(self.traffic) - 1] if len(self.traffic) else None)
+        if event is None:
+            self.notify("The log is empty: nothing to copy.", severity="warning")
+            return
+        self.copy_to_clipboard(event.raw)
+        self.notify(f"Copied event #{event.seq} ({len(event.raw):,} characters).")
+
+    def set_traffic_filter(self, text: str) -> None:
+        if not self.query("#traffic-panel"):
+            return
+        panel = self.panel
+        from textual.widgets import Input
+
+        panel.query_one("#traffic-filter", Input).value = text
+        panel.traffic_view.filter_text = text
+        panel.show_traffic()
+
+    def refuse_if_read_only(self, what: str = "That") -> bool:
+        """True (and a notification saying why) when a recording is open and nothing may be sent."""
+        if self.read_only:
+            self.notify(f"{what}: {READ_ONLY_REASON}", severity="warning")
+        return self.read_only
+
+    def _require_client(self) -> Client | None:
+        if self.refuse_if_read_only("Not sent"):
+            return None
+        if self.client is None:
+            self.notify("Not connected: press r to reconnect.", severity="warning")
+        return self.client
+
+    def action_ping(self) -> None:
+        client = self._require_client()
+        if client is not None:
+            self.run_worker(self._ping(client), name="ping", group="requests", exit_on_error=False)
+
+    async def _ping(self, client: Client) -> None:
+        started = self.clock()
+        await client.ping()
+        self.notify(f"pong in {format_latency(self.clock() - started)}")
+
+    def set_log_level(self, level: str) -> None:
+        client = self._require_client()
+        if client is not None:
+            self.run_worker(
+                self._set_level(client, level), name="logging/setLevel", group="requests", exit_on_error=False
+            )
+
+    async def _set_level(self, client: Client, level: str) -> None:
+        for panel in self.query(TrafficPanel):
+            panel.set_level(level)
+        await client.set_logging_level(level)
+        self.notify(f"Log level set to {level}.")
+
+    def action_save_recording(self) -> None:
+        from mcpx.tui.replay.save_recording_screen import save_session
+
+        save_session(self)
+
+    def action_send_raw(self) -> None:
+        if self.refuse_if_read_only("Not sent"):
+            return
+
+        def send(text: str | None) -> None:
+            client = self._require_client()
+            if text is not None and client is not None:
+                self.run_worker(client.send_raw(text), name="send raw", group="requests", exit_on_error=False)
+                for panel in self.query(TrafficPanel):
+                    panel.show_traffic()
+
+        from mcpx.tui.shell.raw_message_screen import RawMessageScreen
+
+        self.push_screen(RawMessageScreen(), send)
+
+
+def make_app(
+    spec: ServerSpec | None = None,
+    *,
+    settings: InspectSettings | None = None,
+    connector: Connector | None = None,
+    traffic: TrafficLog | None = None,
+    clock: Clock | None = None,
+    read_only: bool = False,
+    roots: list[dict[str, Any]] | None = None,
+) -> InspectApp:
+    """Build the app for `spec` (or for any `connector`, as tests do; neither: a log viewer)."""
+    settings = settings if settings is not None else InspectSettings()
+    clock = clock or time.monotonic
+    log = traffic if traffic is not None else TrafficLog(clock=clock)
+    app = InspectApp(
+        settings=settings,
+        connector=connector,
+        traffic=log,
+        clock=clock,
+        target=spec.label if spec else "",
+        read_only=read_only,
+        spec=spec,
+        roots=roots,
+    )
+    if connector is None and spec is not None:  # a real server: it asks through the app's queue
+        app.connection = Connection(app, spec_connector(spec, settings, app.asking))
+    return app
+
+
+def run_inspect(
+    spec: ServerSpec,
+    *,
+    settings: InspectSettings | None = None,
+    recording: Any = None,
+    roots: list[dict[str, Any]] | None = None,
+    **_: Any,
+) -> int:
+    """Run the inspector on `spec` until the user quits; the exit code for the CLI (0: quit normally).
+
+    `recording` (the CLI's `RecordingPlan`) is attached to the app's log before the server starts and
+    closed after it stopped; a write that fails is told on screen, not on the terminal under the TUI."""
+    app = make_app(spec, settings=settings if settings is not None else InspectSettings.load(), roots=roots)
+    if recording is not None:
+        recording.attach(
+            app.traffic,
+            on_error=lambda exc: app.notify(recording.stopped(exc), severity="error", timeout=15),
+        )
+    try:
+        result = app.run()
+    finally:
+        if recording is not None:
+            recording.close()
+    return result if isinstance(result, int) else (app.return_code or 0)

@@ -1,0 +1,118 @@
+"""`InspectCommands`: the command palette's actions (ctrl+p) — ping, reconnect, log level, clear, copy,
+save a recording, raw JSON-RPC, and a few ready-made traffic filters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, cast
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from mcpx.tui.settings import LOG_LEVELS
+
+if TYPE_CHECKING:
+    from mcpx.tui.shell.app import InspectApp
+
+Command = tuple[str, Callable[[], object], str]
+
+
+def sign_in_again(app: InspectApp) -> None:
+    """Forget the stored OAuth token of the server on screen, then reconnect (a new sign-in)."""
+    from mcpx.auth.discovery import canonical_uri
+    from mcpx.auth.store import TokenStore
+
+    url = app.spec.url if app.spec is not None else None
+    if url:
+        TokenStore().forget_token(canonical_uri(url))
+    app.action_reconnect()
+
+
+class InspectCommands(Provider):
+    """Every action of `mcpx inspect` that is not a key of its own, searchable by name."""
+
+    def commands(self) -> list[Command]:
+        app = cast("InspectApp", self.app)
+        commands: list[Command] = [
+            ("Ping the server", app.action_ping, "Send ping and show how long the answer took"),
+            ("Reconnect", app.action_reconnect, "Stop the server (or drop the connection) and connect again"),
+            ("Send raw JSON-RPC…", app.action_send_raw, "Type any frame, malformed too, and send it as is"),
+            ("Copy event JSON", app.action_copy_event, "Copy the highlighted event's raw frame"),
+            (
+                "Save recording…",
+                app.action_save_recording,
+                "Write the session so far to a file (secrets masked); open it with mcpx replay",
+            ),
+            ("Clear log", app.action_clear_log, "Hide every event so far (the session keeps them)"),
+            ("Toggle follow mode", app.action_toggle_follow, "Stick the traffic log to the newest event"),
+            ("Show server info", app.action_show_info, "Instructions, capabilities, handshake, process"),
+            ("Show roots", app.action_show_roots, "The roots the client advertises: add, remove, rename"),
+            (
+                "Answer the waiting question",
+                app.asking.show_next,
+                "Open the next elicitation or sampling request the server is waiting on",
+            ),
+            (
+                "Check the server (mcpx check)",
+                app.action_show_check,
+                "Run the protocol checks on this connection; enter on a finding shows its exchange",
+            ),
+        ]
+        if app.session.signed_in:
+            commands.append(
+                (
+                    "Sign in again",
+                    partial(sign_in_again, app),
+                    "Forget this server's OAuth token and reconnect, which signs in anew",
+                )
+            )
+        from mcpx.tui.history.call_history import saved_calls_of
+
+        saved = saved_calls_of(app)
+        for call in reversed(saved.calls if saved is not None else []):
+            arguments = dict(call.arguments)
+            commands.append(
+                (
+                    f"Re-run saved call: {call.title}",
+                    partial(app.request_tool_call, call.tool, arguments, run=True),
+                    f"Call {call.tool} again with the saved arguments",
+                )
+            )
+            commands.append(
+                (
+                    f"Load saved call: {call.title}",
+                    partial(app.request_tool_call, call.tool, arguments, run=False),
+                    f"Open {call.tool} with the saved arguments in its form",
+                )
+            )
+        for level in LOG_LEVELS:
+            commands.append(
+                (
+                    f"Set log level: {level}",
+                    partial(app.set_log_level, level),
+                    f"Send logging/setLevel {level}",
+                )
+            )
+        for label, text in (
+            ("errors", "status:error"),
+            ("problems", "is:flagged"),
+            ("slow requests (> 500 ms)", "dur:>500ms"),
+            ("tool calls", "method:tools/call"),
+            ("no transport facts", "-dir:info -kind:stderr"),
+            ("none (show everything)", ""),
+        ):
+            commands.append(
+                (f"Filter traffic: {label}", partial(app.set_traffic_filter, text), text or "clear")
+            )
+        return commands
+
+    async def discover(self) -> Hits:
+        for name, callback, help_text in self.commands():
+            yield DiscoveryHit(name, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, callback, help_text in self.commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), callback, help=help_text)

@@ -1,0 +1,249 @@
+"""`Connection`: the one long-lived `connection` worker of `mcpx inspect`, and what it tells the app.
+
+The worker owns the client's async context (opened and closed in the same task, as anyio requires) and
+waits until the server goes away or the app asks it to stop. It writes what it learns into the app's
+reactives — `session`, `catalog`, `server_info`, `in_flight` — and starts short `requests` workers to
+list the catalogue. A connector builds the client: `spec_connector()` for a real server, anything with the
+same shape (an in-memory server, a replay) for tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from textual.worker import Worker
+
+from mcpx.errors import ConnectError, McpxError, RpcError, ServerExitedError
+from mcpx.tui.session_state import CAPABILITY, KINDS, Catalog, ItemKind, ServerInfo, SessionState, State
+from mcpx.tui.settings import InspectSettings
+from mcpx.wire.traffic import TrafficLog
+
+if TYPE_CHECKING:
+    from mcpx import ServerSpec
+    from mcpx.protocol.client import Client
+    from mcpx.tui.asking.asking import Asking
+    from mcpx.tui.shell.app import InspectApp
+
+#: builds a connected client over the given log; the worker enters and leaves it in its own task
+Connector = Callable[[TrafficLog], AbstractAsyncContextManager["Client"]]
+LISTERS = {
+    "tools": "list_tools",
+    "resources": "list_resources",
+    "templates": "list_resource_templates",
+    "prompts": "list_prompts",
+}
+#: seconds to wait for a server to stop (the stdio transport's own grace periods fit in it)
+STOP_TIMEOUT = 10.0
+
+
+def signed_in_text(client: Client) -> str | None:
+    """Who mcpx is signed in as on this server and when the token expires, when OAuth signs its requests."""
+    facts = client.transport.describe()
+    url = facts.get("url")
+    if facts.get("auth") != "McpOAuth" or not isinstance(url, str):
+        return None
+    from mcpx.auth.discovery import canonical_uri
+    from mcpx.auth.store import TokenStore
+
+    record = TokenStore().token(canonical_uri(url))
+    if record is None:
+        return None
+    text = f"signed in as {record.get('client_id')}"
+    expires = record.get("expires_at")
+    if isinstance(expires, (int, float)):
+        text += f" · expires {time.strftime('%H:%M', time.localtime(expires))}"
+    return text
+
+
+def spec_connector(spec: ServerSpec, settings: InspectSettings, asking: Asking | None = None) -> Connector:
+    """The connector for a real server: `mcpx.connect()` with the settings' timeouts and era; what the
+    server asks (elicitation, sampling, roots) is answered through `asking` (the app's queue)."""
+
+    @asynccontextmanager
+    async def open_client(traffic: TrafficLog) -> AsyncIterator[Client]:
+        from mcpx.protocol.connect import connect
+
+        async with connect(
+            spec,
+            traffic=traffic,
+            timeout=settings.timeout,
+            connect_timeout=settings.connect_timeout,
+            protocol_era=settings.protocol_era,
+            protocol_version=settings.protocol_version,
+            probe_timeout=settings.probe_timeout,
+            **(asking.client_options() if asking is not None else {}),
+        ) as client:
+            yield client
+
+    return open_client
+
+
+class Connection:
+    """Connects, reports, and disconnects — one worker at a time (reconnect: stop, then start)."""
+
+    def __init__(self, app: InspectApp, connector: Connector) -> None:
+        self.app = app
+        self.connector = connector
+        self.client: Client | None = None
+        self.worker: Worker[None] | None = None
+        self._stop = asyncio.Event()
+
+    @property
+    def running(self) -> bool:
+        return self.worker is not None and not self.worker.is_finished
+
+    def start(self) -> None:
+        """Start the worker (a previous one must have ended: see `stop`)."""
+        self._stop = asyncio.Event()
+        self.worker = self.app.run_worker(
+            self._run(self.connector, self._stop),
+            name="connection",
+            group="connection",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def _run(self, connector: Connector, stop: asyncio.Event) -> None:
+        attempt = self.app.session.attempt + 1
+        self.app.session = SessionState("connecting", target=self.app.target, attempt=attempt)
+        self.app.catalog = Catalog()
+        first_seq = len(self.app.traffic)
+        started = self.app.clock()
+        ended: McpxError | None = None
+        connected = False
+        try:
+            async with connector(self.app.traffic) as client:
+                connected = True
+                self.client = client
+                self._connected(client, attempt, self.app.clock() - started)
+                closed = asyncio.ensure_future(client.peer.closed.wait())
+                stopping = asyncio.ensure_future(stop.wait())
+                try:
+                    await asyncio.wait({closed, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    closed.cancel()
+                    stopping.cancel()
+                if not stop.is_set():
+                    ended = client.peer.ended or ConnectError("the connection ended")
+        except McpxError as exc:
+            ended = exc
+        finally:
+            self.client = None
+            self.app.in_flight = 0
+        if stop.is_set() and ended is None:
+            self.app.session = replace(self.app.session, state="closed")
+        else:
+            self.app.session = self._dead(ended or ConnectError("the connection ended"), connected, first_seq)
+
+    def _connected(self, client: Client, attempt: int, seconds: float) -> None:
+        opened = client.opened
+        assert opened is not None
+        info = opened.server_info
+        self.app.session = SessionState(
+            "connected",
+            target=self.app.target,
+            attempt=attempt,
+            server_name=info.name,
+            server_version=info.version,
+            server_title=info.title,
+            era=opened.era,
+            protocol_version=opened.protocol_version,
+            transport=getattr(client.transport, "name", None),
+            connect_seconds=seconds,
+            signed_in=signed_in_text(client),
+        )
+        exchange = tuple(
+            (
+                self.app.traffic[seq].direction,
+                self.app.traffic[seq].method or self.app.traffic[seq].kind,
+                self.app.traffic[seq].raw,
+            )
+            for seq in opened.exchange
+            if 0 <= seq < len(self.app.traffic)
+        )
+        self.app.server_info = ServerInfo(
+            instructions=opened.instructions,
+            server_info=info.raw
+            if isinstance(info.raw, dict)
+            else info.model_dump(by_alias=True, exclude_none=True),
+            server_capabilities=opened.capabilities,
+            client_info=client.identity.info,
+            client_capabilities=client.identity.capabilities,
+            exchange=exchange,
+            transport=dict(client.transport.describe()),
+            notes=tuple(opened.notes),
+        )
+        unavailable = {
+            kind: f"The server did not declare the “{CAPABILITY[kind]}” capability."
+            for kind in KINDS
+            if CAPABILITY[kind] not in opened.capabilities
+        }
+        self.app.catalog = Catalog(unavailable=unavailable)
+        for kind in KINDS:
+            if kind not in unavailable:
+                self.app.run_worker(
+                    self._load(client, kind), name=f"list-{kind}", group="requests", exit_on_error=False
+                )
+        client.on_list_changed(self._list_changed)
+        self.app.asking.attach(client)
+        if self.app.settings.log_level is not None:
+            self.app.set_log_level(self.app.settings.log_level)
+
+    def _dead(self, error: McpxError, connected: bool, first_seq: int) -> SessionState:
+        returncode = error.returncode if isinstance(error, ServerExitedError) else None
+        tail = tuple(error.stderr_tail) if isinstance(error, ServerExitedError) else ()
+        if not tail:  # from the log: the same for every transport that reports stderr
+            lines = [e.raw for e in self.app.traffic.since(first_seq) if e.channel == "stderr"]
+            tail = tuple(lines)
+        tail = tail[-self.app.settings.stderr_tail :] if self.app.settings.stderr_tail else ()
+        if returncode is not None:
+            state: State = "exited"
+        elif not connected:
+            state = "failed"
+        else:
+            state = "disconnected"
+        return replace(
+            self.app.session, state=state, returncode=returncode, error=error.message, stderr_tail=tail
+        )
+
+    async def _load(self, client: Client, kind: ItemKind) -> None:
+        try:
+            items = await getattr(client, LISTERS[kind])()
+        except RpcError as exc:
+            if client is self.client:
+                reason = f"{exc.method} failed: {exc.error_message} ({exc.error_code})"
+                self.app.catalog = replace(
+                    self.app.catalog, unavailable={**self.app.catalog.unavailable, kind: reason}
+                )
+            return
+        if client is self.client:
+            self.app.catalog = self.app.catalog.with_items(kind, tuple(items))
+
+    def _list_changed(self, name: str) -> None:
+        client = self.client
+        if client is None:
+            return
+        kinds: dict[str, ItemKind] = {"resourceTemplates": "templates"}
+        kind = kinds.get(name, name)
+        items = client.cached(name)
+        if kind in KINDS and items is not None:
+            self.app.catalog = self.app.catalog.with_items(kind, tuple(items))
+
+    async def stop(self) -> None:
+        """End the worker (the client closes the server in that task) and wait for it."""
+        worker = self.worker
+        if worker is None or worker.is_finished:
+            return
+        self._stop.set()
+        if self.app.session.state == "connecting":
+            worker.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(worker.wait(), STOP_TIMEOUT)
+        if not worker.is_finished:
+            worker.cancel()

@@ -1,0 +1,61 @@
+"""`DeathBanner`: when the server dies or the connection drops — what happened, its last words, and `r`."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from mcpx.tui.session_state import SessionState
+from mcpx.tui.widgets.event_list_view import printable
+
+
+class DeathBanner(Static):
+    """Shown only while the session is dead (exited, disconnected, failed to connect)."""
+
+    DEFAULT_CSS = """
+    DeathBanner {
+        display: none;
+        height: auto;
+        max-height: 14;
+        padding: 0 1;
+        background: $error 20%;
+        border-left: thick $error;
+        &.-visible { display: block; }
+    }
+    """
+
+    session: reactive[SessionState] = reactive(SessionState)
+    """The connection as the app last saw it."""
+
+    def watch_session(self, session: SessionState) -> None:
+        self.set_class(session.is_dead, "-visible")
+        if session.is_dead:
+            self.update(self.describe(session))
+
+    def describe(self, session: SessionState) -> Content:
+        if session.state == "exited":
+            headline = session.state_label[0].upper() + session.state_label[1:] + "."
+        elif session.state == "failed":
+            headline = "Could not connect to the server."
+        else:
+            headline = "The connection was lost."
+        parts: list[tuple[str, str] | str] = [("✖ " + headline, "bold $text-error")]
+        detail = (session.error or "").split("; last stderr lines")[0].splitlines()[0:1]
+        sentence = detail[0] if detail else ""
+        if session.state == "exited":  # the headline says how it ended; keep only what it was doing
+            sentence = "It happened " + sentence.split(" while ", 1)[1] + "." if " while " in sentence else ""
+        if sentence:
+            parts.append("  " + printable(sentence))
+        if session.stderr_tail:
+            parts.append(("\nLast lines on stderr:", "$foreground-muted"))
+            for line in session.stderr_tail:
+                parts.append("\n  │ " + printable(line[:300]))
+        if getattr(self.app, "read_only", False):
+            parts.append(("\nAs recorded: the session ended here.", "$foreground-muted"))
+            return Content.assemble(*parts)
+        if session.state == "failed" and session.target:
+            parts += ["\nTo see which step fails: ", (f"mcpx doctor {printable(session.target)}", "bold")]
+        parts += ["\nPress ", (" r ", "bold reverse"), " to reconnect (the traffic log is kept), "]
+        parts += [(" q ", "bold reverse"), " to quit."]
+        return Content.assemble(*parts)

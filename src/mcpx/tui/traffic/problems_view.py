@@ -1,0 +1,49 @@
+"""`ProblemsView`: every event that carries a protocol diagnostic, with the diagnostics."""
+
+from __future__ import annotations
+
+from bisect import insort
+from typing import ClassVar
+
+from rich.segment import Segment
+
+from mcpx.tui.widgets.event_list_view import EventListView, cell, printable, session_start
+from mcpx.wire.traffic import TrafficEvent
+
+
+class ProblemsView(EventListView):
+    """Malformed frames, unknown ids, schema violations, spec deviations: what went wrong, where."""
+
+    BINDING_GROUP_TITLE = "Problems"
+    HELP: ClassVar[str] = """\
+Every protocol diagnostic of the session: malformed frames, invalid UTF-8, responses to unknown ids,
+results that do not match the schema, spec deviations. **Enter** opens the event that carries it.
+"""
+
+    def accepts(self, event: TrafficEvent) -> bool:
+        return bool(event.flags)
+
+    def add(self, event: TrafficEvent) -> None:
+        """Show an event that was flagged after the view first saw it."""
+        if event.seq < self._origin or event.seq >= self._scanned:
+            return  # not seen yet: the pump will take it with its flags
+        if event.seq not in self._known():
+            insort(self.rows, event.seq)
+            self.rows_changed()
+
+    def _known(self) -> set[int]:
+        return set(self.rows)
+
+    def row_key(self, event: TrafficEvent) -> object:
+        return len(event.flags)
+
+    def render_row(self, event: TrafficEvent, width: int) -> list[Segment]:
+        elapsed = event.mono - session_start(self.traffic)
+        arrow = {"in": "←", "out": "→", "info": "•"}[event.direction]
+        what = event.method or event.kind
+        return [
+            Segment(f"{elapsed:8.3f} ", self.style("dim")),
+            Segment(arrow + " ", self.style(event.direction)),
+            Segment(cell(printable(what), 24) + " ", self.style("dim")),
+            Segment(printable(" · ".join(event.flags)), self.style("warning")),
+        ]

@@ -1,0 +1,106 @@
+"""The Check view: `mcpx check` on the connected (scripted) server from inside the inspector."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scripted import scripted_app, settle, wait_for
+from textual.pilot import Pilot
+
+from mcpx.tui.check.check_view import OWN_CONNECTION, CheckView
+
+
+async def run_checks_in(pilot: Pilot[Any], app: Any) -> CheckView:
+    """Open the Check tab with its key and wait for the report (the checks run on first show)."""
+    await settle(pilot, app)
+    await pilot.press("C")
+    await wait_for(
+        pilot, lambda: bool(app.query(CheckView)) and app.query_one(CheckView).report is not None, 60
+    )
+    await pilot.pause()
+    return app.query_one(CheckView)
+
+
+async def test_the_check_key_runs_the_checks_on_the_connected_server() -> None:
+    session = scripted_app()
+    app = session.app
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await run_checks_in(pilot, app)
+        report = view.report
+        assert report is not None
+        statuses = {r.id: r.status for r in report.results}
+        # the scripted server answers nothing to a line that is not JSON (as the SDKs do) and cannot read
+        # the resources it lists: both found, on the app's own connection
+        assert {i for i, s in statuses.items() if s == "fail"} == {
+            "jsonrpc.parse-error",
+            "behaviour.resource-read",
+        }
+        assert statuses["jsonrpc.method-not-found"] == "pass" and statuses["legacy.ping"] == "pass"
+        own = {r.id for r in report.results if r.detail == OWN_CONNECTION}
+        assert own == {
+            "legacy.version-negotiation",
+            "legacy.before-initialize",
+            *(r.id for r in report.results if r.id.startswith("modern.")),
+        }
+        assert (
+            next(r for r in report.results if r.id == "http.origin").detail == "applies to http servers only"
+        )
+        # the checks' exchanges are in the app's own traffic log, and the connection is still usable
+        garbage = next(e for e in app.traffic if e.raw == "mcpx check: this line is not JSON {")
+        assert garbage.direction == "out"
+        assert app.session.state == "connected"
+        # the first failure is highlighted and shows its rule
+        result = view.highlighted_result()
+        assert result is not None and result.id == "jsonrpc.parse-error"
+        assert view.exchange_seqs(result)[0] == garbage.seq
+
+
+async def test_enter_on_a_finding_shows_its_exchange_in_the_traffic_log() -> None:
+    session = scripted_app()
+    app = session.app
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await run_checks_in(pilot, app)
+        app.set_traffic_filter("method:tools/list")  # a filter that hides the exchange is cleared
+        view.focus_results()
+        await pilot.press("enter")
+        traffic = app.panel.traffic_view
+        await wait_for(pilot, lambda: traffic.event_at_cursor() is not None)
+        event = traffic.event_at_cursor()
+        assert event is not None and event.raw == "mcpx check: this line is not JSON {"
+        assert traffic.filter_text == "" and app.focused is traffic
+
+
+async def test_the_palette_offers_the_checks() -> None:
+    from mcpx.tui.shell.commands import InspectCommands
+
+    session = scripted_app()
+    app = session.app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        provider = InspectCommands(app.screen)
+        names = [name for name, _, _ in provider.commands()]
+        assert "Check the server (mcpx check)" in names
+        binding = next(b for b in app.BINDINGS if getattr(b, "id", None) == "show-check")
+        assert binding.action == "show_check"
+        assert CheckView.HELP.strip()
+
+
+async def test_a_server_that_cannot_be_reached_points_at_the_doctor() -> None:
+    import socket
+
+    from mcpx.transports.spec import resolve_target
+    from mcpx.tui.settings import InspectSettings
+    from mcpx.tui.shell.app import make_app
+    from mcpx.tui.shell.death_banner import DeathBanner
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/mcp"  # nothing listens there
+    app = make_app(resolve_target(url), settings=InspectSettings())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session.state == "failed", 30)
+        await pilot.pause()
+        banner = app.query_one(DeathBanner)
+        text = str(banner.render())
+        assert "Could not connect" in text and f"mcpx doctor {url}" in text

@@ -1,0 +1,195 @@
+"""Behaviour of the traffic views and screens on scripted sessions (virtual clock, in-memory server)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from rich.console import Console
+from scripted import Script, scripted_app, settle, wait_for
+from textual.widgets import Input, Log, Static
+
+from mcpx.errors import RpcError
+from mcpx.tui.settings import InspectSettings
+from mcpx.tui.shell.help_screen import HelpScreen
+from mcpx.tui.traffic.event_screen import EventScreen
+
+SIZE = (120, 40)
+
+
+def notification(i: int) -> str:
+    return json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"i": i}})
+
+
+async def test_follow_mode_sticks_until_the_user_scrolls_up() -> None:
+    session = scripted_app()
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        view = app.panel.traffic_view
+        for i in range(60):
+            session.transport.emit(notification(i))
+        await wait_for(pilot, lambda: view._scanned == len(app.traffic) and len(view.rows) > 60)
+        await pilot.pause()
+        assert view.following and view.scroll_offset.y == view.max_scroll_y > 0
+
+        await pilot.press("t", "up")
+        assert not view.following and view.cursor is not None
+        top = view.scroll_offset.y
+        for i in range(20):
+            session.transport.emit(notification(100 + i))
+        await wait_for(pilot, lambda: view._scanned == len(app.traffic))
+        await pilot.pause()
+        assert view.scroll_offset.y == top  # paused: new events do not move the view
+
+        await pilot.press("end")
+        await pilot.pause()
+        assert view.following and view.cursor is None and view.scroll_offset.y == view.max_scroll_y
+
+
+async def test_a_request_joins_a_status_filter_when_its_error_arrives() -> None:
+    session = scripted_app()
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        view = app.panel.traffic_view
+        view.filter_text = "status:error"
+        await pilot.pause()
+        assert len(view.rows) == 0
+        assert app.client is not None
+        try:
+            await app.client.request("no/such/method")
+        except RpcError as exc:
+            assert exc.error_code == -32601
+        await wait_for(pilot, lambda: len(view.rows) == 2)
+        assert [app.traffic[s].kind for s in view.rows] == ["request", "error"]
+
+
+async def test_bad_filter_keeps_the_old_one_and_says_why() -> None:
+    session = scripted_app()
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("t", "slash", *"dir:in", "enter")
+        view = app.panel.traffic_view
+        await wait_for(pilot, lambda: view.filter_text == "dir:in")
+        shown = list(view.rows)
+        box = app.panel.query_one("#traffic-filter", Input)
+        await pilot.press("slash")
+        box.value = "dir:sideways"  # at once: typed slowly, "di" would be a valid free-text filter
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: view.filter_text == "dir:sideways")
+        await wait_for(pilot, lambda: box.has_class("-invalid"))
+        assert list(view.rows) == shown
+        assert "dir:" in str(app.panel.query_one("#traffic-count").render())
+
+
+async def test_clear_hides_but_the_log_keeps_everything() -> None:
+    session = scripted_app()
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        total = len(app.traffic)
+        app.action_clear_log()
+        await pilot.pause()
+        assert all(len(view.rows) == 0 for view in app.panel.views())
+        assert len(app.traffic) == total
+        session.transport.emit(notification(1))
+        await wait_for(pilot, lambda: len(app.panel.traffic_view.rows) == 1)
+
+
+async def test_a_ten_megabyte_result_opens_as_a_preview() -> None:
+    session = scripted_app()
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        big = "x" * (10 * 1024 * 1024)
+        session.transport.emit(
+            json.dumps({"jsonrpc": "2.0", "method": "notifications/big", "params": {"text": big}})
+        )
+        view = app.panel.traffic_view
+        await wait_for(pilot, lambda: view._scanned == len(app.traffic))
+        await pilot.press("t", "end", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, EventScreen))
+        screen = app.screen
+        assert isinstance(screen, EventScreen)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: bool(screen.query("#event-raw")))
+        raw = str(screen.query_one("#event-raw").render())
+        assert len(raw) < 20_000 and "more; press a to show all" in raw
+        assert "10.0 MB" in str(screen.query_one("#event-show-all").render())
+        await pilot.press("a")
+        await wait_for(pilot, lambda: bool(screen.query("#event-raw-all")))
+        full = screen.query_one("#event-raw-all", Log)
+        assert sum(len(line) for line in full.lines) > 10 * 1024 * 1024
+
+
+async def test_copy_event_json_from_the_palette_action() -> None:
+    session = scripted_app()
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("t", "up")
+        event = app.panel.traffic_view.event_at_cursor()
+        assert event is not None
+        app.action_copy_event()
+        assert app.clipboard == event.raw
+
+
+async def test_control_characters_never_reach_the_terminal() -> None:
+    session = scripted_app(Script(stderr_at_start=["\x1b[2J\x1b]0;pwned\x07 clear screen"]))
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        view = app.panel.traffic_view
+        row = next(i for i, seq in enumerate(view.rows) if app.traffic[seq].channel == "stderr")
+        strip = view.render_row(app.traffic[view.rows[row]], 100)
+        text = "".join(segment.text for segment in strip)
+        assert "\x1b" not in text and "\x07" not in text and "␛[2J" in text
+
+
+async def test_help_lists_keys_with_their_ids_and_the_keymap_applies() -> None:
+    session = scripted_app(settings=InspectSettings(protocol_era="legacy", keymap={"reconnect": "ctrl+r"}))
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("t", "f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        console = Console(width=140, record=True, file=io.StringIO())
+        console.print(app.screen.query_one("#help-keys", Static).content)
+        keys = console.export_text()
+        assert "log-open" in keys and "reconnect" in keys and "traffic-filter" in keys
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: app.session.attempt == 2 and app.session.state == "connected")
+
+
+async def test_problems_found_after_the_fact_are_listed() -> None:
+    session = scripted_app()
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert app.client is not None
+        event = app.traffic[len(app.traffic) - 1]
+        app.client.peer.problems.append((event, "a schema problem found later"))
+        app.traffic.flag(event, "a schema problem found later")
+        problems = app.panel.problems
+        await wait_for(pilot, lambda: event.seq in problems.rows)
+
+
+async def test_death_and_reconnect_on_the_scripted_server() -> None:
+    session = scripted_app()
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        session.transport.die(3, ["fatal: out of cheese"])
+        await wait_for(pilot, lambda: app.session.state == "exited")
+        assert app.session.returncode == 3
+        assert app.session.stderr_tail[-1] == "fatal: out of cheese"
+        assert app.catalog.tools is not None  # the last catalogue stays readable
+        await pilot.press("r")
+        await wait_for(pilot, lambda: app.session.state == "connected" and app.session.attempt == 2)
+        assert len(session.transports) == 2
+        separators = [e for e in app.traffic if e.facts.get("event") == "reconnect"]
+        assert len(separators) == 1
