@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from mcpx.errors import ConnectError, McpxError, ProtocolError, RequestTimeoutError, RpcError
-from mcpx.transports.base import StreamingSend, Transport
+from mcpx.transports.base import PushReceiving, StreamingSend, Transport
 from mcpx.wire import (
     ErrorResponse,
     JsonId,
@@ -106,6 +106,9 @@ class Peer:
 
     # -- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> None:
+        if isinstance(self.transport, PushReceiving):
+            # frames reach _dispatch from the transport's read callback; the reader task waits for the end
+            self.transport.receive_with(self._dispatch)
         await self.transport.start()
         self._reader = asyncio.create_task(self._read_loop(), name="mcpx-peer-reader")
 

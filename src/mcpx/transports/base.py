@@ -7,7 +7,8 @@ log) until the connection ends, `close()` shuts it down and is safe to call twic
 Extra abilities are separate small protocols rather than a fat base class: `ProtocolVersionAware` lets
 the layer above tell an HTTP transport the negotiated version it must mirror into headers;
 `HeaderMirroring` lets it name, message by message, the headers of the handshake-free era (2026-07-28);
-`StreamingSend` says that `send()` of a request lasts until its answer has been read.
+`StreamingSend` says that `send()` of a request lasts until its answer has been read; `PushReceiving`
+lets the reader of a transport take each received event in the transport's own read callback.
 """
 
 from __future__ import annotations
@@ -93,3 +94,15 @@ class StreamingSend(Protocol):
     is awaited directly: a task per request would cost the hot path)."""
 
     send_streams_answer: bool
+
+
+@runtime_checkable
+class PushReceiving(Protocol):
+    """A transport that can hand each received event (already in the log) to a callback, in the event
+    loop's read callback itself, instead of yielding it from its iterator. That saves the loop iterations
+    of waking a reader task per frame (on stdio, half of a call's iterations). The iterator then yields
+    only what came before the callback was set, and still ends (or raises) when the connection does.
+
+    The callback must not block; if it raises, reading stops and the iterator raises that error."""
+
+    def receive_with(self, sink: Callable[[TrafficEvent], None] | None) -> None: ...

@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
 
 from mcpx.errors import ConnectError, ServerExitedError
+from mcpx.transports.line_reader import LineReader, Sink
 from mcpx.wire import Message, TrafficEvent, TrafficLog
 
 # One frame may be very large (a 50 MB result is a single line); the reader buffers it whole.
@@ -99,9 +100,10 @@ class StdioTransport:
         self._stderr_task: asyncio.Task[None] | None = None
         self._watch_task: asyncio.Task[None] | None = None
         self._sentinel: asyncio.subprocess.Process | None = None
-        self._stdout_eof = False
         self._closing = False
         self._exit_logged = False
+        self._sink: Sink | None = None
+        self._stdout: LineReader | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -109,15 +111,18 @@ class StdioTransport:
         self.returncode = None
         self._closing = False
         self._exit_logged = False
-        self._stdout_eof = False
+        self._stdout = None
         self.stderr_tail.clear()
         env = {**os.environ, **self.env} if self.inherit_env else dict(self.env)
         cmdline = shlex.join(self.command)
+        # stdout is a pipe of our own, read by a protocol (line_reader.py says why), not a stream
+        stdout_r, stdout_w = os.pipe()
+        spawned = False
         try:
             self.process = await asyncio.create_subprocess_exec(
                 *self.command,
                 stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
+                stdout=stdout_w,
                 stderr=asyncio.subprocess.PIPE,
                 env=env,
                 cwd=self.cwd,
@@ -125,6 +130,7 @@ class StdioTransport:
                 limit=LINE_LIMIT,
                 preexec_fn=_die_with_parent if sys.platform == "linux" else None,
             )
+            spawned = True
         except FileNotFoundError as exc:
             missing = exc.filename or self.command[0]
             if self.cwd and not os.path.isdir(self.cwd):  # noqa: ASYNC240 - once, on a failed start
@@ -134,6 +140,10 @@ class StdioTransport:
             raise ConnectError(f"cannot start the server: {self.command[0]!r} is not executable") from None
         except OSError as exc:
             raise ConnectError(f"cannot start the server ({cmdline}): {exc.strerror or exc}") from None
+        finally:
+            os.close(stdout_w)  # the child has its copy; ours would keep the pipe from ever ending
+            if not spawned:
+                os.close(stdout_r)
         _LIVE_GROUPS.add(self.process.pid)
         self.traffic.info(
             f"spawned {cmdline} (pid {self.process.pid})",
@@ -144,6 +154,9 @@ class StdioTransport:
             cwd=self.cwd or os.getcwd(),
             env_keys=sorted(self.env),
         )
+        self._stdout = reader = LineReader(self.traffic, "stdio", LINE_LIMIT, self._sink)
+        pipe = os.fdopen(stdout_r, "rb", buffering=0)  # the read transport owns and closes it
+        await asyncio.get_running_loop().connect_read_pipe(lambda: reader, pipe)
         self._stderr_task = asyncio.create_task(self._read_stderr(), name="mcpx-stdio-stderr")
         self._watch_task = asyncio.create_task(self._watch_exit(), name="mcpx-stdio-exit")
         if sys.platform == "linux":
@@ -182,6 +195,10 @@ class StdioTransport:
             )
             self._signal_group(signal.SIGKILL, running=True)
 
+    @property
+    def _stdout_eof(self) -> bool:
+        return self._stdout is not None and self._stdout.eof
+
     def describe(self) -> dict[str, object]:
         return {
             "transport": "stdio",
@@ -207,28 +224,23 @@ class StdioTransport:
             raise self.ended_error(f"sending {getattr(message, 'method', 'a message')}") from None
         return event
 
+    def receive_with(self, sink: Sink | None) -> None:
+        """Hand each received event to `sink` in the read callback itself (see `PushReceiving`)."""
+        self._sink = sink
+        if self._stdout is not None:
+            self._stdout.use_sink(sink)
+
     async def __aiter__(self) -> AsyncIterator[TrafficEvent]:
-        process = self.process
-        assert process is not None and process.stdout is not None, "start() first"
-        stdout = process.stdout
-        received = self.traffic.received
+        reader = self._stdout
+        assert reader is not None, "start() first"
         while True:
-            try:
-                line = await stdout.readuntil(b"\n")
-            except asyncio.IncompleteReadError as exc:
-                self._stdout_eof = True
-                if exc.partial.strip():
-                    yield received(exc.partial.rstrip(b"\r"), "stdio", {"unterminated": True})
+            while reader.queue:
+                yield reader.popleft()
+            if reader.eof or reader.error is not None:
                 break
-            except asyncio.LimitOverrunError:
-                # larger than LINE_LIMIT: drop it and say so, the session goes on
-                dropped = await stdout.read(LINE_LIMIT)
-                self.traffic.info(f"a line of over {len(dropped)} bytes was dropped", "stdio")
-                continue
-            line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
-            if not line:
-                continue
-            yield received(line, "stdio")
+            await reader.wait()
+        if reader.error is not None:
+            raise reader.error
         await self._wait_exit(timeout=self.grace if not self._closing else 0.0)
 
     async def close(self) -> None:
@@ -249,6 +261,11 @@ class StdioTransport:
         self._signal_group(signal.SIGTERM)
         _LIVE_GROUPS.discard(process.pid)
         await self._stop_sentinel()
+        if self._stdout is not None:
+            # what the group wrote before it went is still in the pipe: read it out, then let go
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._stdout.wait_eof(), timeout=EXIT_DRAIN)
+            self._stdout.close()
         if self._watch_task is not None:
             self._watch_task.cancel()
         if self._stderr_task is not None:

@@ -96,6 +96,8 @@ class Decoded:
     text: str
     message: Message
     flags: list[str] = field(default_factory=list)
+    #: the frame's exact bytes when `text` is not them (invalid UTF-8 decoded with replacements)
+    wire: bytes | None = None
 
 
 _LONG_DIGITS = re.compile(rb"\d{19}")
@@ -105,16 +107,17 @@ _ID_GUESS = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
 def decode(raw: bytes) -> Decoded:
     """Decode one frame (a line without its newline). Never raises."""
     flags: list[str] = []
+    wire = None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         text = raw.decode("utf-8", errors="replace")
         flags.append(f"invalid UTF-8 at byte {exc.start} (decoded with replacement characters)")
-        raw = text.encode("utf-8")
+        wire, raw = raw, text.encode("utf-8")
     obj, problem = _parse(raw, text)
     if problem is not None:
-        return Decoded(text, Malformed(problem, _guess_id(raw)), flags)
-    return Decoded(text, classify(obj), flags)
+        return Decoded(text, Malformed(problem, _guess_id(raw)), flags, wire)
+    return Decoded(text, classify(obj), flags, wire)
 
 
 def decode_text(text: str) -> Decoded:

@@ -11,6 +11,7 @@ memory and nothing is dropped. Readers see one sequence either way (`log[seq]`, 
 
 from __future__ import annotations
 
+import base64
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -48,6 +49,8 @@ class TrafficEvent:
     `raw` is the text exactly as it crossed the wire (for `info` events: a sentence). `message` is the
     decoded JSON-RPC message, or None for transport facts and stderr lines. `facts` holds what the
     transport knew (HTTP status, SSE event id, pid, exit code, …); `flags` what was odd about the frame.
+    A frame that was not valid UTF-8 is `raw` with replacement characters, and its exact bytes are in
+    `facts["wire_base64"]`.
     """
 
     seq: int
@@ -233,6 +236,8 @@ class TrafficLog:
         flags = decoded.flags
         if isinstance(message, Malformed):
             flags = [f"not a JSON-RPC message: {message.reason}", *flags]
+        if decoded.wire is not None:  # `raw` is not the wire's bytes: keep those too, exactly
+            facts = {**(facts or {}), "wire_base64": base64.b64encode(decoded.wire).decode("ascii")}
         event = self._append(direction, channel, decoded.text, message, facts or {}, flags, notify=False)
         self._link(event, message, direction)
         self._spill_if_full()
