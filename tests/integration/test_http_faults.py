@@ -15,6 +15,7 @@ from http_servers import Server, faulty_server, free_port, running, sdk_server
 
 import mcpx
 from mcpx.errors import AuthRequiredError, ConnectError, ProtocolError, RequestTimeoutError
+from mcpx.transports.backoff import RETRY_FLOOR_MS
 from mcpx.transports.http import NoStreamableHttpError
 from mcpx.wire import Notification, TrafficLog
 
@@ -85,7 +86,10 @@ async def test_get_stream_reopens_after_retry_with_last_event_id(faulty: Server)
         assert client.transport.describe()["listening"]
     assert got == ["one", "two after g1"]
     reconnect = facts(log, "reconnect")[0]
-    assert reconnect["last_event_id"] == "g1" and reconnect["delay_ms"] == 100
+    # the server asked for retry: 100; mcpx waits at least its floor, plus up to half again of jitter
+    assert (
+        reconnect["last_event_id"] == "g1" and RETRY_FLOOR_MS <= reconnect["delay_ms"] <= 1.5 * RETRY_FLOOR_MS
+    )
     gets = [r for r in seen(faulty) if r["method"] == "GET"]
     assert "last-event-id" not in gets[0]["headers"]
     assert gets[1]["headers"]["last-event-id"] == "g1"
@@ -98,7 +102,8 @@ async def test_post_stream_that_drops_before_its_response_is_resumed(faulty: Ser
         result = await client.call_tool("echo", {"x": 1})
         assert result.content[0]["text"] == '{"x": 1}'
     resume = facts(log, "resume")
-    assert resume and resume[0]["last_event_id"] == "p2" and resume[0]["delay_ms"] == 50
+    assert resume and resume[0]["last_event_id"] == "p2"
+    assert RETRY_FLOOR_MS <= resume[0]["delay_ms"] <= 1.5 * RETRY_FLOOR_MS  # retry: 50, under the floor
     response = next(e for e in log if e.kind == "response" and e.method == "tools/call")
     assert response.facts["stream"] == "resume" and response.facts["sse_id"] == "p3"
     assert any(e.kind == "notification" and e.facts.get("sse_id") == "p2" for e in log)

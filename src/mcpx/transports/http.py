@@ -7,10 +7,10 @@ request it belongs to. Every frame read is logged and queued for the peer the mo
 peer answers a server's request (with its own POST) while the stream that carried it is still open.
 
 After the handshake (`set_protocol_version`, which the client calls once initialize is done) a GET stream
-listens for messages the server sends unprompted; it is re-opened when it drops, after the server's
-`retry` interval, with `Last-Event-ID`. A 404 to a request that carried a session id means the session is
-gone: the transport forgets it and raises `SessionExpiredError`, and the client opens a new one. Closing
-sends DELETE with the session id.
+listens for messages the server sends unprompted; it is re-opened when it drops, after the server's `retry`
+interval (with a floor, backoff and caps: `mcpx.transports.backoff`), with `Last-Event-ID`. A 404 to a request
+that carried a session id means the session is gone: the transport forgets it and raises
+`SessionExpiredError`, and the client opens a new one. Closing sends DELETE with the session id.
 
 The handshake-free era (2026-07-28) uses the same POSTs without any of that state: the layer above names,
 per message, the headers that mirror it (`mirror_headers`), and such an exchange carries no session id,
@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator, Mapping
 import httpx
 
 from mcpx.errors import ConnectError, McpxError, ProtocolError, RpcError, SessionExpiredError
+from mcpx.transports.backoff import SessionBudget
 from mcpx.transports.base import HeadersFor, Mirrored, StreamLostError
 from mcpx.transports.http_common import (
     DEFAULT_TIMEOUT,
@@ -89,6 +90,8 @@ class HttpTransport(EventStreams):
         self._timeout = timeout
         self._client: httpx.AsyncClient | None = None
         self._inbox = Inbox()
+        # kept across start(): a server that drops streams does not get a fresh budget by ending sessions
+        self._budget = SessionBudget()
         self._listener: asyncio.Task[None] | None = None
         self._waiting: dict[JsonId, asyncio.Event] = {}
         self._closing = False

@@ -4,11 +4,13 @@
 Every event with data becomes a received frame in the traffic log and goes to the inbox the peer drains;
 events without data (a priming event, SEP-1699) are cursors to resume from and are logged as facts.
 `EventStreams` is the part of `HttpTransport` that does this (split out to keep each module readable).
+How long to wait before going back to a stream, and when to stop, is `mcpx.transports.backoff`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +18,7 @@ import httpx
 from httpx_sse import EventSource
 
 from mcpx.errors import ConnectError
+from mcpx.transports.backoff import Attempts, Drop, SessionBudget, describe
 from mcpx.transports.http_common import (
     Inbox,
     answers,
@@ -28,10 +31,6 @@ from mcpx.transports.tap import is_event_stream
 from mcpx.wire import JsonId, Message, Notification, Request, TrafficLog
 
 STREAM_ACCEPT = "text/event-stream"
-#: when the server names no `retry` interval, wait this long before reconnecting (ms)
-DEFAULT_RETRY_MS = 1000
-#: attempts to resume a request's stream, or reopen the GET stream, that bring nothing new before giving up
-MAX_ATTEMPTS = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +59,13 @@ class StreamEnd:
     answered: bool
     last_id: str | None
     retry_ms: int | None
+    #: how long the stream was open, and how many messages it carried
+    seconds: float = 0.0
+    frames: int = 0
+
+    def drop(self, previous_id: str | None) -> Drop:
+        new_id = self.last_id is not None and self.last_id != previous_id
+        return Drop(self.seconds, self.frames, new_id, self.retry_ms)
 
 
 class EventStreams:
@@ -72,6 +78,8 @@ class EventStreams:
     _inbox: Inbox
     _waiting: dict[JsonId, asyncio.Event]
     _closing: bool
+    #: resumes and reconnects of this connection (see mcpx.transports.backoff)
+    _budget: SessionBudget
 
     def _require_client(self) -> httpx.AsyncClient:
         raise NotImplementedError
@@ -96,6 +104,7 @@ class EventStreams:
         """Read an event stream into the inbox until it ends or carries the answer to `rid`."""
         last_id: str | None = None
         retry_ms: int | None = None
+        started, frames = time.monotonic(), 0
         try:
             async for sse in EventSource(response).aiter_sse():
                 if sse.id:
@@ -111,6 +120,7 @@ class EventStreams:
                     # a priming event (SEP-1699): only a cursor to resume from, and maybe a retry interval
                     self.traffic.info(f"SSE event {sse.id or '(no id)'} without data", "sse", **facts)
                     continue
+                frames += 1
                 event = self.traffic.received(sse.data.encode("utf-8"), "sse", facts)
                 if sse.event not in ("", "message"):
                     self.traffic.flag(
@@ -119,12 +129,13 @@ class EventStreams:
                 self._inbox.put(event)
                 self._mark_answered(event.message)
                 if answers(event.message, rid):
-                    return StreamEnd(True, last_id, retry_ms)  # leaving closes the stream: it is done
+                    # leaving closes the stream: it is done
+                    return StreamEnd(True, last_id, retry_ms, time.monotonic() - started, frames)
         except httpx.TransportError as exc:
             self.traffic.info(
                 f"the {stream} event stream broke: {exc or type(exc).__name__}", "sse", stream=stream
             )
-        return StreamEnd(False, last_id, retry_ms)
+        return StreamEnd(False, last_id, retry_ms, time.monotonic() - started, frames)
 
     def _mark_answered(self, message: Message | None) -> None:
         rid = getattr(message, "id", None)
@@ -137,7 +148,9 @@ class EventStreams:
         """A request's stream ended before its answer: GET with Last-Event-ID until the answer comes."""
         rid, doing = ex.rid, ex.doing
         assert rid is not None
-        last_id, retry_ms, fruitless = end.last_id, end.retry_ms, 0
+        last_id, retry_ms = end.last_id, end.retry_ms
+        attempts = Attempts(self._budget)
+        attempts.ended(end.drop(None))
         waiter = self._waiting.get(rid)
         while waiter is None or not waiter.is_set():
             if last_id is None:
@@ -146,13 +159,15 @@ class EventStreams:
                     "to resume it from",
                     url=self.url,
                 )
-            if fruitless >= MAX_ATTEMPTS:
+            refusal = attempts.refusal()
+            if refusal is not None:
                 raise ConnectError(
-                    f"the event stream of {doing} ended before its answer and {fruitless} attempts to resume "
-                    f"it from event {last_id} brought nothing",
+                    f"the server ended the event stream of {doing} before its answer {len(attempts.drops)} "
+                    f"times ({describe(attempts.drops)}); {refusal}",
                     url=self.url,
+                    behaviour="resume-loop",
                 )
-            delay_ms = retry_ms if retry_ms is not None else DEFAULT_RETRY_MS
+            delay_ms = attempts.next_delay_ms(retry_ms)
             self.traffic.info(
                 f"the event stream of {doing} ended before its answer; resuming in {delay_ms} ms with "
                 f"Last-Event-ID {last_id}",
@@ -176,7 +191,7 @@ class EventStreams:
                 again = await self._read_events(response, rid, "resume")
             if again.answered:
                 return
-            fruitless = 0 if again.last_id not in (None, last_id) else fruitless + 1
+            attempts.ended(again.drop(last_id))
             last_id = again.last_id or last_id
             retry_ms = again.retry_ms if again.retry_ms is not None else retry_ms
 
@@ -186,9 +201,11 @@ class EventStreams:
         client = self._require_client()
         last_id: str | None = None
         retry_ms: int | None = None
-        failures = 0
+        attempts = Attempts(self._budget)
+        failure = ""
         while not self._closing:
             session = self.session_id
+            opened = time.monotonic()
             try:
                 async with client.stream(
                     "GET", self.url, headers=self._headers(STREAM_ACCEPT, last_event_id=last_id)
@@ -198,25 +215,31 @@ class EventStreams:
                         await response.aread()
                         self._stop_listening(status, session, response)
                         return
-                    self.listening, failures = True, 0
+                    self.listening, failure = True, ""
                     end = await self._read_events(response, None, "get")
+                attempts.ended(end.drop(last_id))
                 last_id = end.last_id or last_id
                 retry_ms = end.retry_ms if end.retry_ms is not None else retry_ms
             except httpx.HTTPError as exc:
-                failures += 1
-                if failures >= MAX_ATTEMPTS:
-                    self.listening = False
-                    self.traffic.info(
-                        f"stopped listening on the GET stream after {failures} failed attempts: "
-                        f"{reach_error(exc, self.url, '').message}",
-                        "sse",
-                        event="listen-stopped",
-                    )
-                    return
+                failure = reach_error(exc, self.url, "").message
+                attempts.ended(Drop(time.monotonic() - opened, 0, False, None))
             self.listening = False
             if self._closing:
                 return
-            delay_ms = retry_ms if retry_ms is not None else DEFAULT_RETRY_MS * 2**failures
+            refusal = attempts.refusal()
+            if refusal is not None:
+                what = (
+                    f"failed: {failure}"
+                    if failure
+                    else f"was closed by the server ({describe(attempts.drops)})"
+                )
+                self.traffic.info(
+                    f"stopped listening on the GET stream: it {what} {len(attempts.drops)} times; {refusal}",
+                    "sse",
+                    event="listen-stopped",
+                )
+                return
+            delay_ms = attempts.next_delay_ms(retry_ms)
             self.traffic.info(
                 f"the GET stream closed; reopening in {delay_ms} ms"
                 + (f" with Last-Event-ID {last_id}" if last_id else ""),
