@@ -10,7 +10,7 @@ import typer
 
 from mcpx.cli import options as o
 from mcpx.cli.answers import elicitation_handler, roots_from_flags, sampling_handler
-from mcpx.cli.output import TrafficPrinter, print_result
+from mcpx.cli.output import TrafficPrinter, print_result, release_stdout
 from mcpx.cli.recording import Record, RecordingPlan, RecordSecrets
 from mcpx.errors import ConnectError, RequestTimeoutError, RpcError, ToolError, UsageError
 from mcpx.protocol.client import Client
@@ -191,6 +191,7 @@ async def _run(
     async with client:
         result, is_error = await _send(client, request)
         print_result(result, fmt)
+        release_stdout()  # the answer is complete: stopping the server comes after, unseen by a pipe
         if is_error:
             raise ToolError(_tool_error_message(request.tool_name or "", result), tool=request.tool_name)
     return 0

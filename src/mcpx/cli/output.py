@@ -26,6 +26,30 @@ def print_result(result: Any, fmt: str, out: TextIO | None = None) -> None:
     stream.flush()
 
 
+def release_stdout() -> None:
+    """The answer is out: let whoever reads our stdout through a pipe (`mcpx call … | jq`) see its end
+    now, while the server is still being stopped; the exit code still waits for that stop.
+
+    fd 1 is pointed at /dev/null rather than closed, so a late write cannot fail or land in a file that
+    reuses the number. A terminal or a file is left alone: nobody waits there for an end.
+    """
+    import os
+    import stat
+
+    try:
+        sys.stdout.flush()
+        fd = sys.stdout.fileno()
+        if not (stat.S_ISFIFO(os.fstat(fd).st_mode) or stat.S_ISSOCK(os.fstat(fd).st_mode)):
+            return
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, fd)
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError):  # no real stdout (captured by a test, closed by the caller): nothing to do
+        return
+
+
 def print_error(error: McpxError, fmt: str, err: TextIO | None = None) -> None:
     """The human sentence (text format), then one JSON line: always the last line on stderr."""
     stream = err or sys.stderr
