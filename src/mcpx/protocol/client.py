@@ -59,11 +59,13 @@ class Client(Catalogue):
         on_elicit: ServerRequestHandler | None = None,
         on_sample: ServerRequestHandler | None = None,
         sampling: dict[str, Any] | None = None,
+        max_total_timeout: float | None = None,
     ) -> None:
         """`sampling` is the sampling capability to declare with `on_sample` (default `{}`; the TUI, whose
-        user can write tool_use replies, declares `{"tools": {}}`)."""
+        user can write tool_use replies, declares `{"tools": {}}`). `max_total_timeout` bounds each
+        request in all, though progress restarts `timeout` (None: no bound)."""
         self.transport = transport
-        self.peer = Peer(transport, timeout=timeout)
+        self.peer = Peer(transport, timeout=timeout, max_total_timeout=max_total_timeout)
         self.era: Era = era or AutoEra()
         self.timeout = timeout
         self.connect_timeout = connect_timeout if connect_timeout is not None else timeout

@@ -38,6 +38,7 @@ async def connect(
     on_sample: ServerRequestHandler | None = None,
     sampling: dict[str, Any] | None = None,
     auth: Callable[[TrafficLog], Any] | None = None,
+    max_total_timeout: float | None = None,
 ) -> AsyncIterator[Client]:
     """Start or reach the server, open the conversation, and close everything on the way out.
 
@@ -61,6 +62,7 @@ async def connect(
         on_elicit=on_elicit,
         on_sample=on_sample,
         sampling=sampling,
+        max_total_timeout=max_total_timeout,
     )
     async with client:
         yield client

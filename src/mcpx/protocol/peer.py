@@ -49,15 +49,29 @@ RequestHandler = Callable[[Any, IncomingRequest], Awaitable[Any]]
 
 
 class _Pending:
-    __slots__ = ("future", "method", "on_progress", "progress_token", "timeout", "timer")
+    __slots__ = (
+        "future", "method", "on_progress", "progress_token", "timeout", "timer", "total", "total_armed_at",
+        "total_left", "total_timer",
+    )  # fmt: skip
 
-    def __init__(self, future: asyncio.Future[TrafficEvent], method: str, timeout: float | None) -> None:
+    def __init__(
+        self,
+        future: asyncio.Future[TrafficEvent],
+        method: str,
+        timeout: float | None,
+        total: float | None = None,
+    ) -> None:
         self.future: asyncio.Future[TrafficEvent] = future
         self.method = method
         self.timeout = timeout
         self.timer: asyncio.TimerHandle | None = None
         self.on_progress: ProgressCallback | None = None
         self.progress_token: JsonId | None = None
+        #: the total bound (progress does not restart it; a person's answer pauses it), and what is left of it
+        self.total = total
+        self.total_left = total
+        self.total_timer: asyncio.TimerHandle | None = None
+        self.total_armed_at = 0.0
 
 
 #: the peer whose request this context is sending (seen by the layers a send passes through)
@@ -80,10 +94,14 @@ class Peer:
     methods get -32601.
     """
 
-    def __init__(self, transport: Transport, *, timeout: float | None = 60.0) -> None:
+    def __init__(
+        self, transport: Transport, *, timeout: float | None = 60.0, max_total_timeout: float | None = None
+    ) -> None:
         self.transport = transport
         self.traffic = transport.traffic
         self.default_timeout = timeout
+        #: the most one request may take in all, however much progress the server reports (None: no bound)
+        self.max_total_timeout = max_total_timeout
         self._ids = itertools.count(1)
         self._pending: dict[JsonId, _Pending] = {}
         self._progress: dict[JsonId, _Pending] = {}
@@ -202,7 +220,10 @@ class Peer:
         message = Request(rid, method, params)
         loop = asyncio.get_running_loop()
         pending = _Pending(
-            loop.create_future(), method, self.default_timeout if timeout == "default" else timeout
+            loop.create_future(),
+            method,
+            self.default_timeout if timeout == "default" else timeout,
+            self.max_total_timeout,
         )
         self._pending[rid] = pending
         if on_progress is not None:
@@ -217,12 +238,13 @@ class Peer:
             else:
                 await self.transport.send(encode(message.to_obj()), message)
             return await pending.future
-        except RequestTimeoutError:
+        except RequestTimeoutError as exc:
             self._expired[rid] = method
             if cancel_on_timeout and method != "initialize":  # the spec forbids cancelling initialize
                 # tell the server before the caller goes on (it may close the connection next)
+                after = exc.details.get("timeout") or exc.details.get("max_total_timeout")
                 with contextlib.suppress(McpxError, OSError):
-                    await self._cancel_remote(rid, f"timed out after {pending.timeout:g} s")
+                    await self._cancel_remote(rid, f"timed out after {after:g} s")
             raise
         except asyncio.CancelledError:
             # cancelling our task cancelled the future it awaited: an answer that came first is `done()`
@@ -238,6 +260,8 @@ class Peer:
                 pending.future.exception()  # retrieved: a timeout that raced our cancellation is no error
             if pending.timer is not None:
                 pending.timer.cancel()
+            if pending.total_timer is not None:
+                pending.total_timer.cancel()
             self._pending.pop(rid, None)
             if pending.progress_token is not None:
                 self._progress.pop(pending.progress_token, None)
@@ -291,10 +315,16 @@ class Peer:
         """
         self._holds += 1
         if self._holds == 1:
+            now = asyncio.get_running_loop().time()
             for pending in self._pending.values():
                 if pending.timer is not None:
                     pending.timer.cancel()
                     pending.timer = None
+                if pending.total_timer is not None:  # the total bound pauses: what is left is kept
+                    pending.total_timer.cancel()
+                    pending.total_timer = None
+                    assert pending.total_left is not None
+                    pending.total_left -= now - pending.total_armed_at
         try:
             yield
         finally:
@@ -305,10 +335,29 @@ class Peer:
                         self._arm(rid, pending)
 
     def _arm(self, rid: JsonId, pending: _Pending) -> None:
-        if pending.timeout is None or self._holds:
+        if self._holds:
             return
         loop = asyncio.get_running_loop()
+        if pending.total_left is not None and pending.total_timer is None:
+            pending.total_armed_at = loop.time()
+            pending.total_timer = loop.call_later(max(0.0, pending.total_left), self._expire_total, rid)
+        if pending.timeout is None:
+            return
         pending.timer = loop.call_later(pending.timeout, self._expire, rid)
+
+    def _expire_total(self, rid: JsonId) -> None:
+        pending = self._pending.get(rid)
+        if pending is None or pending.future.done():
+            return
+        total = pending.total
+        pending.future.set_exception(
+            RequestTimeoutError(
+                f"{pending.method} was still not answered after {total:g} s, the most one request may take "
+                "however much progress the server reports; mcpx cancelled it",
+                method=pending.method,
+                max_total_timeout=total,
+            )
+        )
 
     def _expire(self, rid: JsonId) -> None:
         pending = self._pending.get(rid)
@@ -434,7 +483,8 @@ class Peer:
             return
         if pending.timer is not None:  # progress shows the server is alive: start the timeout again
             pending.timer.cancel()
-            self._arm(token, pending)  # type: ignore[arg-type]
+            pending.timer = None
+            self._arm(token, pending)  # type: ignore[arg-type]  # the total bound runs on: it stays armed
         if pending.on_progress is not None:
             try:
                 pending.on_progress(params.get("progress", 0), params.get("total"), params.get("message"))
