@@ -18,30 +18,58 @@ from typing import Any
 import typer
 
 from mcpx.__about__ import __version__
-from mcpx.cli import auth, call, check, demo, diff, doctor, inspect, ls, mock, replay
 from mcpx.cli.output import print_error
 from mcpx.errors import McpxError, UsageError
 
-app = typer.Typer(
-    name="mcpx",
-    help="A terminal inspector and debugger for MCP servers.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
 _SERVER_CONTEXT = {"allow_interspersed_args": True}
-# commands that take TARGET [server args…] mix their own flags with the server's words
-app.command("call", context_settings=_SERVER_CONTEXT)(call.command)
-app.command("inspect", context_settings=_SERVER_CONTEXT)(inspect.command)
-app.command("doctor", context_settings=_SERVER_CONTEXT)(doctor.command)
-app.command("check", context_settings=_SERVER_CONTEXT)(check.command)
-app.command("replay", context_settings=_SERVER_CONTEXT)(replay.command)
-app.command("diff")(diff.command)
-app.command("mock")(mock.command)
-app.command("demo")(demo.command)
-app.command("ls")(ls.command)
-app.add_typer(auth.app, name="auth")
+#: every command: its module, and whether it takes TARGET [server args…] (its flags mix with the server's
+#: words). A run imports only the module of the command it runs (a module per command costs 5–20 ms).
+COMMANDS: dict[str, tuple[str, bool]] = {
+    "call": ("mcpx.cli.call", True),
+    "inspect": ("mcpx.cli.inspect", True),
+    "doctor": ("mcpx.cli.doctor", True),
+    "check": ("mcpx.cli.check", True),
+    "replay": ("mcpx.cli.replay", True),
+    "diff": ("mcpx.cli.diff", False),
+    "mock": ("mcpx.cli.mock", False),
+    "demo": ("mcpx.cli.demo", False),
+    "ls": ("mcpx.cli.ls", False),
+}
+SUB_APPS = {"auth": "mcpx.cli.auth"}
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The typer app with every command, or with just `only` (what a run of that command needs)."""
+    import importlib
+
+    from mcpx.cli import light_params
+
+    light_params.install()  # plain values without pydantic (light_params.py says why)
+    app = typer.Typer(
+        name="mcpx",
+        help="A terminal inspector and debugger for MCP servers.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+    app.callback()(main)
+    for name, (module, takes_server) in COMMANDS.items():
+        if only is None or only == name:
+            command = importlib.import_module(module).command
+            app.command(name, context_settings=_SERVER_CONTEXT if takes_server else None)(command)
+    for name, module in SUB_APPS.items():
+        if only is None or only == name:
+            app.add_typer(importlib.import_module(module).app, name=name)
+    return app
+
+
+def __getattr__(name: str) -> typer.Typer:
+    # `app`, the whole CLI, is built when first asked for (tests drive it with typer's CliRunner)
+    if name == "app":
+        globals()["app"] = built = build_app()
+        return built
+    raise AttributeError(name)
 
 
 class InterruptedError_(McpxError):
@@ -55,7 +83,6 @@ def version_callback(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def main(
     version: bool = typer.Option(
         False, "--version", callback=version_callback, is_eager=True, help="Show the version."
@@ -139,7 +166,9 @@ def _loop_run(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
 
 def run() -> None:
     """Console-script entry: usage errors become one sentence, one JSON line and exit 1."""
-    command = typer.main.get_command(app)
+    words = sys.argv[1:]
+    first = words[0] if words else None
+    command = typer.main.get_command(build_app(first if first in COMMANDS or first in SUB_APPS else None))
     fmt = "json" if _wants_json(sys.argv[1:]) else "text"
     try:
         code = command.main(args=sys.argv[1:], prog_name="mcpx", standalone_mode=False)

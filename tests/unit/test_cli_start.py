@@ -1,0 +1,66 @@
+"""What `mcpx call` loads to start, and the plain conversion of its parameters (cli/light_params.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcpx.cli import light_params
+
+ECHO = str(Path(__file__).resolve().parents[2] / "benchmarks" / "echo_server.py")
+
+
+def test_mcpx_call_runs_without_importing_pydantic_or_the_other_commands() -> None:
+    probe = (
+        "import sys, atexit\n"
+        "atexit.register(lambda: print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'"
+        " or m.startswith('mcpx.cli.')), file=sys.stderr))\n"
+        "from mcpx.cli.main import run\n"
+        f"sys.argv = ['mcpx', 'call', {ECHO!r}, '--method', 'tools/list', '--timeout', '9.5', '-e', 'A=1']\n"
+        "run()\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    assert '"name": "echo"' in run.stdout
+    loaded = eval(run.stderr.strip().splitlines()[-1])  # the list printed at exit
+    assert not [m for m in loaded if m.startswith("pydantic")]
+    assert set(loaded) <= {
+        "mcpx.cli.main", "mcpx.cli.call", "mcpx.cli.options", "mcpx.cli.output", "mcpx.cli.answers",
+        "mcpx.cli.recording", "mcpx.cli.light_params",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("annotation", "value", "expected"),
+    [
+        (str, "x", "x"),
+        (float | None, "2.5", 2.5),
+        (int | None, "8080", 8080),
+        (bool, "yes", True),
+        (list[str] | None, ("a=1", "b=2"), ["a=1", "b=2"]),
+    ],
+)
+def test_plain_values_convert_as_typer_would(annotation: object, value: object, expected: object) -> None:
+    light_params.install()
+    from typer import core
+    from typer._coercion import resolve_type_descriptor
+    from typer.models import OptionInfo
+
+    runtime = core.build_runtime_param(resolve_type_descriptor(annotation, OptionInfo()))  # type: ignore[attr-defined]
+    assert type(runtime).__name__ == "PlainRuntimeParam"
+    assert runtime._coerce_value(value, param=None, ctx=None) == expected
+
+
+def test_a_wrong_value_is_a_usage_error_in_one_sentence() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "mcpx", "call", ECHO, "--method", "tools/list", "--timeout", "soon"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert run.returncode == 1
+    assert "Invalid value for '--timeout': 'soon' is not a valid number." in run.stderr
+    assert "Traceback" not in run.stderr
