@@ -9,24 +9,30 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 
 class McpModel(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True, alias_generator=to_camel)
-    _raw: Any = PrivateAttr(default=None)
-    _problems: list[str] = PrivateAttr(default_factory=list)
+    # plain slots, not pydantic private attributes: those cost every view a post-init hook that builds
+    # their defaults (a third of a small result's parse, on every tools/call). `parse()` sets both; a
+    # view built otherwise (or copied) reads as raw None, no problems.
+    __slots__ = ("_problems", "_raw")
 
     @property
     def raw(self) -> Any:
         """The JSON this view was built from, untouched."""
-        return self._raw
+        return getattr(self, "_raw", None)
 
     @property
     def problems(self) -> list[str]:
         """Where the JSON did not match the schema (empty when it did)."""
-        return self._problems
+        try:
+            return self._problems
+        except AttributeError:
+            object.__setattr__(self, "_problems", [])
+            return self._problems
 
 
 class Implementation(McpModel):
@@ -148,8 +154,10 @@ def parse(model: type[M], data: Any, where: str = "") -> M:
         for name in model.model_fields:  # a required field that is missing reads as None, not AttributeError
             if name not in view.__dict__:
                 object.__setattr__(view, name, None)
-        view._problems = problems
-    view._raw = data
+    else:
+        problems = []
+    object.__setattr__(view, "_problems", problems)
+    object.__setattr__(view, "_raw", data)
     return view
 
 
