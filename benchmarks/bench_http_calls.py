@@ -154,9 +154,8 @@ def main() -> None:
         return
 
     clients = [c for c in opts.clients.split(",") if c]
-    print(
-        f"{opts.calls} sequential tools/call echo calls over Streamable HTTP (JSON replies), {opts.rounds} rounds"
-    )
+    what = "sequential tools/call echo calls over Streamable HTTP (JSON replies)"
+    print(f"{opts.calls} {what}, {opts.rounds} rounds")
     rates: dict[str, list[float]] = {c: [] for c in clients}
     cpus: dict[str, list[float]] = {c: [] for c in clients}
     for round_ in range(1, opts.rounds + 1):

@@ -28,11 +28,11 @@ class McpModel(BaseModel):
     @property
     def problems(self) -> list[str]:
         """Where the JSON did not match the schema (empty when it did)."""
-        try:
-            return self._problems
-        except AttributeError:
-            object.__setattr__(self, "_problems", [])
-            return self._problems
+        problems: list[str] | None = getattr(self, "_problems", None)
+        if problems is None:
+            problems = []
+            object.__setattr__(self, "_problems", problems)
+        return problems
 
 
 class Implementation(McpModel):
