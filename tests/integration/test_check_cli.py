@@ -30,9 +30,18 @@ def test_list_names_every_check_with_its_level() -> None:
     lines = proc.stdout.splitlines()
     assert any(line.startswith("jsonrpc.parse-error") and " MUST " in line for line in lines)
     assert any(line.startswith("catalogue.tool-names") and " SHOULD " in line for line in lines)
+    # what breaking it costs, and where the rule is written (revision and section, or JSON-RPC)
+    assert any(
+        line.startswith("jsonrpc.parse-error") and " warn " in line and "JSON-RPC 2.0 § error_object" in line
+        for line in lines
+    )
+    assert any(line.startswith("jsonrpc.tool-error") and "[2025-11-25+]" in line for line in lines)
     listed = json.loads(mcpx_check("--list", "--format", "json").stdout)
     assert {c["id"] for c in listed} >= {"legacy.ping", "modern.discover", "behaviour.cancellation"}
     assert all(c["rule"] and c["source"].startswith("https://") for c in listed)
+    assert all(
+        re.fullmatch(r"(MCP \d{4}-\d\d-\d\d \S+( § \S+)?|JSON-RPC 2\.0 § \w+)", c["cite"]) for c in listed
+    )
 
 
 def test_a_clean_run_exits_0_with_one_line_per_check() -> None:
@@ -48,21 +57,59 @@ def test_a_clean_run_exits_0_with_one_line_per_check() -> None:
 
 def test_a_failure_exits_6_and_verbose_shows_the_rule_and_the_exchange(tmp_path: Path) -> None:
     junit = tmp_path / "check.xml"
-    proc = mcpx_check(SERVER, "silent-on-garbage", "--only", "jsonrpc", "-v", "--junit", str(junit))
+    proc = mcpx_check(SERVER, "wrong-unknown-code", "--only", "jsonrpc", "-v", "--junit", str(junit))
     assert proc.returncode == 6
     out = proc.stdout
-    assert "✗ FAIL    jsonrpc.parse-error" in out
-    assert 'rule (MUST): JSON-RPC 2.0 §5.1: "-32700 Parse error' in out
-    assert "source: https://www.jsonrpc.org/specification#error_object" in out
-    assert re.search(r"modern#\d+ → mcpx check: this line is not JSON \{", out)
+    assert "✗ FAIL    jsonrpc.method-not-found" in out
+    assert 'rule (MUST): JSON-RPC 2.0 §5: "When a rpc call encounters an error' in out
+    assert "source: JSON-RPC 2.0 § error_object — https://www.jsonrpc.org/specification#error_object" in out
+    assert re.search(r"isolated#\d+ → .*mcpx/check-unknown-method", out)
     assert "- skipped jsonrpc.tool-error" in out and "--call-tools" in out
 
     suites = ElementTree.parse(junit).getroot()
     cases = {case.get("name"): case for case in suites.iter("testcase")}
-    assert cases["jsonrpc.parse-error"].find("failure") is not None
-    assert "this line is not JSON" in (cases["jsonrpc.parse-error"].find("failure").text or "")
+    assert cases["jsonrpc.method-not-found"].find("failure") is not None
+    assert "-32600" in (cases["jsonrpc.method-not-found"].find("failure").text or "")
     assert cases["jsonrpc.tool-error"].find("skipped") is not None
     assert cases["jsonrpc.id-echo"].find("failure") is None
+
+
+def test_a_broken_json_rpc_strictness_warns_saying_why(tmp_path: Path) -> None:
+    """No -32700 for a line that is not JSON: what the official SDKs do, and no host leans on it."""
+    proc = mcpx_check(SERVER, "silent-on-garbage", "--only", "jsonrpc.parse-error", "-v")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "! warn    jsonrpc.parse-error" in out
+    assert "only a warning: JSON-RPC strictness no host leans on" in out
+    assert re.search(r"isolated#\d+ → mcpx check: this line is not JSON \{", out)
+
+
+def test_the_header_and_the_hints_can_be_run_as_printed(tmp_path: Path) -> None:
+    """Server arguments follow `--` (a dashed one would be read as mcpx's own option), shell-quoted."""
+    import shlex
+
+    proc = mcpx_check(SERVER, "--only", "legacy.ping", "--", "none", "--not-a-flag of mcpx's")
+    header = proc.stdout.splitlines()[0]
+    assert header == shlex.join(["mcpx", "check", SERVER, "--", "none", "--not-a-flag of mcpx's"])
+    words = shlex.split(header)  # mcpx check SERVER -- ARGS: run as printed, with --only added
+    again = subprocess.run(
+        [sys.executable, "-m", *words[:2], "--only", "legacy.ping", *words[2:]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.stdout.splitlines()[0] == header
+    failed = mcpx_check("/no/such/server", "--", "-x", "two words")
+    hint = re.search(r"run `(mcpx doctor [^`]+)`", error_line(failed)["message"])
+    assert hint is not None and shlex.split(hint.group(1)) == [
+        "mcpx",
+        "doctor",
+        "/no/such/server",
+        "--",
+        "-x",
+        "two words",
+    ]
 
 
 def test_a_warning_alone_exits_0_and_json_carries_the_frames() -> None:
@@ -70,7 +117,7 @@ def test_a_warning_alone_exits_0_and_json_carries_the_frames() -> None:
     assert proc.returncode == 0
     report = json.loads(proc.stdout)
     assert report["ok"] is True and report["exit_code"] == 0
-    assert report["summary"] == {"pass": 0, "fail": 0, "warn": 1, "skip": 0}
+    assert report["summary"] == {"pass": 0, "fail": 0, "warn": 1, "skip": 0, "incomplete": 0}
     (check,) = report["checks"]
     assert (
         check["id"] == "catalogue.invalid-cursor" and check["status"] == "warn" and check["level"] == "SHOULD"
@@ -112,6 +159,7 @@ def test_record_writes_every_connection_and_findings_point_into_the_files(tmp_pa
     assert report["recordings"] == {
         "modern": str(main),
         "legacy": str(tmp_path / "check.legacy.mcpx.jsonl"),
+        "isolated": str(tmp_path / "check.isolated.mcpx.jsonl"),
         "legacy.version-negotiation": str(tmp_path / "check.legacy.version-negotiation.mcpx.jsonl"),
     }
     checks = {c["id"]: c for c in report["checks"]}
@@ -122,6 +170,7 @@ def test_record_writes_every_connection_and_findings_point_into_the_files(tmp_pa
     recorded = [recording.log[seq].raw for seq in ref["seq"]]
     assert recorded == [frame["raw"] for frame in finding["frames"]]
     assert '"protocolVersion":"2099-12-31"' in recorded[0] and '"protocolVersion":"2099-12-31"' in recorded[1]
-    # the main connection's file holds the passing check's exchange too
+    # the passing check's exchange is in the file of its own connection
     parse = checks["jsonrpc.parse-error"]["exchange"][0]
-    assert read_recording(main).log[parse["seq"][0]].raw == "mcpx check: this line is not JSON {"
+    own = read_recording(report["recordings"]["isolated"])
+    assert own.log[parse["seq"][0]].raw == "mcpx check: this line is not JSON {"

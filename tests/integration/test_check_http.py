@@ -164,7 +164,7 @@ def test_server_everything_over_http_passes_every_check_but_its_known_deviations
     assert deviations == {
         # JSON-RPC 2.0 §5 (MUST echo the id). Exchange: ping with id 2^53 + 1 → HTTP 400 and an error with
         # "id": null (the TS SDK refuses integer ids it cannot hold exactly; over stdio it says nothing)
-        "jsonrpc.id-echo-large": "fail",
+        "jsonrpc.id-echo-large": "warn",
         "jsonrpc.unknown-tool": "warn",
         "catalogue.invalid-cursor": "warn",
         # Streamable HTTP, Security (MUST 403 for a foreign Origin). Exchange: ping with Origin:
@@ -179,7 +179,7 @@ def test_server_everything_over_http_passes_every_check_but_its_known_deviations
         "http.session-delete": "fail",
     }
     assert "HTTP 400" in results["http.session-unknown"].detail
-    assert "answers came back with id None" in results["jsonrpc.id-echo-large"].detail
+    assert "answers came back with id null" in results["jsonrpc.id-echo-large"].detail
     # legacy only: the modern header checks do not apply
     assert results["http.header-mismatch"].status == "skip"
     assert "does not speak the modern era" in results["http.header-mismatch"].detail

@@ -9,10 +9,12 @@ none                   (none)                                                   
 modern-only            (none: it refuses initialize, naming the versions it speaks)    —
 silent-on-garbage      a line that is not JSON gets no answer (what the SDKs do)       jsonrpc.parse-error
 dies-on-garbage        a line that is not JSON makes it exit (mcpx starts it again)    jsonrpc.parse-error
+mute-after-garbage     after a line that is not JSON it answers nothing, yet stays alive  jsonrpc.parse-error
 wrong-unknown-code     an unknown method gets -32600, not -32601                       jsonrpc.method-not-found
 answers-notifications  unknown notifications get an error reply with id null           jsonrpc.notification-no-reply
 falsy-ids              ids 0 and "" are taken for notifications (no answer)            jsonrpc.id-echo
 large-ids-as-doubles   ids beyond 2^53 come back rounded, as a JavaScript server would  jsonrpc.id-echo-large
+string-ids-as-numbers  string ids that look like numbers ("42") come back as numbers     jsonrpc.id-echo
 unknown-tool-result    an unknown tool is answered with an isError result              jsonrpc.unknown-tool
 validation-rpc-error   invalid tool arguments get JSON-RPC -32602, not isError         jsonrpc.tool-error
 stdout-banner          a banner line on stdout at start-up                             jsonrpc.stdout-clean
@@ -42,10 +44,12 @@ bad-image              a tool result holds an image whose data is not base64    
 bad-structured         structuredContent does not match the outputSchema               behaviour.structured-content
 progress-backwards     progress goes 2, 1                                              behaviour.progress
 ignores-cancel         a cancelled call is answered anyway                             behaviour.cancellation
+only-2025-06-18        (none: legacy only at 2025-06-18, invalid arguments get -32602)  —
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import threading
@@ -72,6 +76,9 @@ def send(obj: dict[str, Any]) -> None:
     text = json.dumps(obj, separators=(",", ":"))
     if MODE == "large-ids-as-doubles" and isinstance(obj.get("id"), int) and abs(obj["id"]) > 2**53:
         text = text.replace(str(obj["id"]), str(int(float(obj["id"]))), 1)
+    if MODE == "string-ids-as-numbers" and isinstance(obj.get("id"), str):
+        with contextlib.suppress(ValueError):
+            text = json.dumps({**obj, "id": int(obj["id"])}, separators=(",", ":"))
     with _lock:
         _out.write(text.encode() + b"\n")
         _out.flush()
@@ -227,7 +234,7 @@ def call_tool(rid: Any, params: dict[str, Any], modern: bool) -> dict[str, Any] 
 
 
 def invalid(message: str) -> dict[str, Any]:
-    if MODE == "validation-rpc-error":
+    if MODE in ("validation-rpc-error", "only-2025-06-18"):
         raise RpcError(-32602, message)
     return text_result(message, error=True)
 
@@ -309,6 +316,8 @@ def handle(method: str, params: dict[str, Any], rid: Any, modern: bool) -> dict[
     if method == "initialize":
         offered = params.get("protocolVersion")
         version = offered if offered in LEGACY or MODE == "echo-unknown-version" else LEGACY[0]
+        if MODE == "only-2025-06-18":
+            version = "2025-06-18"
         state["initialized"] = True
         result: dict[str, Any] = {"protocolVersion": version, "capabilities": CAPABILITIES}
         if MODE != "no-server-info":
@@ -357,8 +366,13 @@ def serve_line(line: bytes) -> None:
     except ValueError:
         if MODE == "dies-on-garbage":
             sys.exit(1)
+        if MODE == "mute-after-garbage":
+            state["mute"] = True
+            return
         if MODE != "silent-on-garbage":
             error(None, -32700, "Parse error")
+        return
+    if state.get("mute"):
         return
     if not isinstance(message, dict):
         error(None, -32600, "Invalid Request")
@@ -378,6 +392,13 @@ def serve_line(line: bytes) -> None:
         if MODE == "exit-before-initialize" and method not in ("initialize", "server/discover"):
             sys.exit(3)
     modern = method != "initialize" and (not state["initialized"] or "_meta" in params)
+    if MODE == "only-2025-06-18":
+        modern = (
+            method != "initialize" and not state["initialized"]
+        )  # a progress token's _meta is no envelope to this server
+    if modern and MODE == "only-2025-06-18":
+        error(rid, -32601, f"Method not found: {method}")  # a legacy-only server knows no modern request
+        return
     try:
         if modern:
             envelope(params)

@@ -64,7 +64,11 @@ async def resource_read(ctx: CheckContext) -> Outcome:
                 return broken(f"reading {uri} returned contents for {item['uri']!r}", reply.ref)
             announced, got = resource.get("mimeType"), item.get("mimeType")
             if isinstance(announced, str) and isinstance(got, str) and announced != got:
-                return broken(f"{uri} is listed as {announced} but reads as {got}", catalogue.ref, reply.ref)
+                return broken(
+                    f'{uri} is listed with MIME type "{announced}" but reads back as "{got}"',
+                    catalogue.ref,
+                    reply.ref,
+                )
     more = f" (the first {len(read)} of {len(listed)})" if len(read) < len(listed) else ""
     return held(f"{len(read)} resource(s) read as listed{more}")
 
@@ -147,6 +151,7 @@ def _result_problem(result: Any, *, legacy: bool) -> str | None:
     results that conform to this schema." """,
     source=f"{TOOLS}#output-schema",
     calls_tools=True,
+    since="2025-06-18",
 )
 async def structured_content(ctx: CheckContext) -> Outcome:
     runs = await ctx.tool_runs()

@@ -3,6 +3,7 @@ and prompt arguments."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -70,9 +71,10 @@ async def lists(ctx: CheckContext) -> Outcome:
     "Lists come back in the same order when walked again",
     level="SHOULD",
     rule="""MCP: "Servers SHOULD return tools in a deterministic order (i.e., the same ordering across
-    requests when the underlying set of tools has not changed)"; pagination: "Servers SHOULD: Provide stable
-    cursors". """,
+    requests when the underlying set of tools has not changed)" (new in 2026-07-28); pagination: "Servers
+    SHOULD: Provide stable cursors". """,
     source=f"{TOOLS}#listing-tools",
+    since="2026-07-28",
 )
 async def stable_order(ctx: CheckContext) -> Outcome:
     judged: list[str] = []
@@ -129,8 +131,9 @@ async def invalid_cursor(ctx: CheckContext) -> Outcome:
     rule="""MCP tools, Tool Names (SEP-986): "Tool names SHOULD be between 1 and 128 characters in length
     (inclusive)." "The following SHOULD be the only allowed characters: uppercase and lowercase ASCII letters
     (A-Z, a-z), digits (0-9), underscore (_), hyphen (-), and dot (.)" "Tool names SHOULD be unique within a
-    server." """,
-    source=f"{TOOLS}#tool-names",
+    server." (new in 2025-11-25)""",
+    source=f"{SPEC}/2025-11-25/server/tools#tool-names",
+    since="2025-11-25",
 )
 async def tool_names(ctx: CheckContext) -> Outcome:
     tools = await ctx.tools()
@@ -138,7 +141,10 @@ async def tool_names(ctx: CheckContext) -> Outcome:
     names: list[str] = [t["name"] for t in tools if isinstance(t.get("name"), str)]
     bad = [n for n in names if not TOOL_NAME.fullmatch(n)]
     if bad:
-        return broken(f"{len(bad)} tool name(s) break the naming rule, first {bad[0]!r}", ref)
+        shown = ", ".join(_json(n) for n in bad[:10]) + (
+            f" and {len(bad) - 10} more" if len(bad) > 10 else ""
+        )
+        return broken(f"{len(bad)} tool name(s) break the naming rule: {shown}", ref)
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         return broken(f"tool names listed more than once: {', '.join(twice)}", ref)
@@ -149,16 +155,27 @@ def _schemas(tools: list[dict[str, Any]], key: str) -> list[tuple[str, Any]]:
     return [(str(t.get("name")), t[key]) for t in tools if key in t]
 
 
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _judge_schemas(
     found: list[tuple[str, Any]], key: str, ref: ExchangeRef | None, *, object_type: bool
 ) -> Outcome:
+    """Every tool whose schema is broken is named (the first few with what is wrong)."""
     unknown: list[str] = []
+    problems: list[tuple[str, str]] = []
     for name, schema in found:
         problem, dialect_known = dialect_problem(schema, object_type=object_type)
         if problem is not None:
-            return broken(f"{name}: {key} {problem}", ref)
-        if not dialect_known:
+            problems.append((name, problem))
+        elif not dialect_known:
             unknown.append(f"{name} ({schema.get('$schema')})")
+    if problems:
+        shown = "; ".join(f"{name}: {key} {problem}" for name, problem in problems[:3])
+        if len(problems) > 3:
+            shown += "; also " + ", ".join(name for name, _ in problems[3:])
+        return broken(f"{len(problems)} of {len(found)} tools: {shown}", ref)
     checked = len(found) - len(unknown)
     if not checked:
         raise Skip(f"every {key} declares a dialect mcpx cannot validate: {', '.join(unknown)}")
@@ -192,6 +209,7 @@ async def input_schema(ctx: CheckContext) -> Outcome:
     $schema field is present"; "Schemas MUST be valid according to their declared or default dialect"
     (before 2026-07-28 an outputSchema is of type "object"). """,
     source=f"{SPEC}/2026-07-28/basic#json-schema-usage",
+    since="2025-06-18",
 )
 async def output_schema(ctx: CheckContext) -> Outcome:
     tools = await ctx.tools()
@@ -211,16 +229,20 @@ async def output_schema(ctx: CheckContext) -> Outcome:
     values in the inputSchema; MUST only be applied to parameters with primitive types (integer, string,
     boolean) … MUST only be applied to properties that are statically reachable from the schema root". """,
     source=f"{TOOLS}#x-mcp-header",
+    since="2026-07-28",
 )
 async def x_mcp_header(ctx: CheckContext) -> Outcome:
     tools = await ctx.tools()
     ref = (await ctx.catalogue("tools")).ref
     annotated = 0
+    broken_tools: list[str] = []
     for tool in tools:
         count, problems = header_problems(tool.get("inputSchema"))
         annotated += count
         if problems:
-            return broken(f"{tool.get('name')}: {problems[0]}", ref)
+            broken_tools.append(f"{tool.get('name')}: {problems[0]}")
+    if broken_tools:
+        return broken(f"{len(broken_tools)} tool(s): " + "; ".join(broken_tools), ref)
     if not annotated:
         raise Skip("no tool annotates a property with x-mcp-header")
     return held(f"{annotated} x-mcp-header annotation(s) valid", ref)

@@ -15,14 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpx.check.model import Check, ExchangeRef, Skip
-from mcpx.check.session import Reply, Session
-from mcpx.errors import McpxError, RpcError
+from mcpx.check.model import Check, ExchangeRef, Incomplete, Skip
+from mcpx.check.session import START_GRACE, Reply, Session
+from mcpx.errors import McpxError, RequestTimeoutError, RpcError
 from mcpx.protocol.auto import AutoEra
 from mcpx.protocol.client import Client
 from mcpx.protocol.eras import Era, LegacyEra
 from mcpx.protocol.modern import ModernEra, is_modern_evidence
 from mcpx.protocol.peer import Peer
+from mcpx.protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from mcpx.transports.spec import ServerSpec
 from mcpx.wire import TrafficLog
 
@@ -34,6 +35,15 @@ CATALOGUES: dict[str, tuple[str, str, str, str]] = {
     "prompts": ("prompts/list", "prompts", "prompts", "name"),
 }
 MAX_PAGES = 1000
+#: revisions oldest first (they are an enumerated set: order by this list, never by the strings)
+REVISIONS: tuple[str, ...] = (*reversed(LEGACY_VERSIONS), *MODERN_VERSIONS)
+
+
+def older(version: str, than: str) -> bool:
+    """Whether revision `version` came before `than` (False when either is unknown)."""
+    if version not in REVISIONS or than not in REVISIONS:
+        return False
+    return REVISIONS.index(version) < REVISIONS.index(than)
 
 
 @dataclass(slots=True)
@@ -98,6 +108,14 @@ class CheckContext:
         self.main: Session | None = None
         self._by_era: dict[str, Session] = {}
         self._era_missing: dict[str, str] = {}
+        #: eras whose connection could not be opened for a reason of mcpx's (a timeout): not judged
+        self._era_broken: dict[str, str] = {}
+        #: connections started ahead for the checks that may break theirs (`Check.isolated`)
+        self._own_pool: list[Session] = []
+        #: the connection those checks share while none of them has broken it
+        self._isolated: Session | None = None
+        #: the revision of the connection the running check asked for last
+        self.revision = ""
         self._fresh: list[Session] = []
         #: processes started ahead of need: bare ones for `fresh()`, and the other era's connection
         self._pool: list[Session] = []
@@ -115,13 +133,18 @@ class CheckContext:
             return LegacyEra()
         if name == "modern":
             return ModernEra()
-        probe = self.options.probe_timeout or self.options.timeout
+        # a slow-starting dual-era server must not pass for legacy: the probe waits the start-up grace
+        probe = self.options.probe_timeout or max(self.options.timeout, START_GRACE)
         return AutoEra(probe_timeout=probe, cache=None)
 
     def _client(self, label: str, era: Era) -> Session:
         log = TrafficLog()
-        client = Client(self.spec.open(log), era=era, timeout=self.options.timeout)
-        return Session(label, log, client.peer, client, timeout=self.options.timeout)
+        timeout = self.options.timeout
+        # opening includes the server's start-up, which may take longer than one answer
+        client = Client(
+            self.spec.open(log), era=era, timeout=timeout, connect_timeout=max(timeout, START_GRACE)
+        )
+        return Session(label, log, client.peer, client, timeout=timeout)
 
     async def _connect(self, session: Session) -> Session:
         """Open a session made by `_client` (its process may already run), registering it under its label."""
@@ -138,6 +161,7 @@ class CheckContext:
             raise
         assert client.opened is not None
         session.era, session.version = client.opened.era, client.opened.protocol_version
+        session.extra["answered"] = True
         return session
 
     def _start_connecting(self, session: Session) -> Session:
@@ -176,9 +200,60 @@ class CheckContext:
                 self._spare_era["legacy"] = self._start_connecting(self._client("legacy", LegacyEra()))
             for _ in range(sum(c.fresh for c in checks if c.era == "any" or c.era in wanted_eras)):
                 self._pool.append(await self._start(self._bare("fresh")))
+            # one for the first of them (another is started when a check leaves it broken)
+            for _ in range(min(1, sum(1 for c in checks if c.isolated))):
+                self._own_pool.append(self._start_connecting(self._client("isolated", self._same_era(main))))
         except McpxError:
             pass  # a server that cannot be started twice shows up when it is needed
         return main
+
+    @staticmethod
+    def _same_era(session: Session) -> Era:
+        """A new era strategy for another connection like `session` (no new probe)."""
+        return ModernEra() if session.era == "modern" else LegacyEra()
+
+    async def own(self) -> Session:
+        """The connection for checks whose rule may leave a connection broken (silent after a line that is
+        not JSON, dead), in the main connection's era: a server process (stdio) or a session (HTTP) apart
+        from the main one, so no other check pays for what they provoke. They share it while it holds; one
+        that leaves it broken gets it replaced (`after_isolated`)."""
+        assert self.main is not None, "open() first"
+        if self._isolated is not None:
+            return self._gate(self._isolated)
+        name, n = "isolated", 1
+        while name in self.sessions:
+            n += 1
+            name = f"isolated-{n}"
+        session = self._own_pool.pop(0) if self._own_pool else self._client(name, self._same_era(self.main))
+        session.label = name
+        session.extra["own"] = True  # the check judges what this connection does, silence included
+        try:
+            await self._connect(session)
+        except McpxError as exc:
+            raise Incomplete(
+                f"a connection apart from the main one did not open ({exc.message.splitlines()[0]})"
+            ) from None
+        self._isolated = session
+        return self._gate(session)
+
+    def after_isolated(self, held: bool | None) -> None:
+        """After a check on the isolated connection: keep it for the next one only if the rule held and
+        the server still answers (a broken rule may have left it in any state)."""
+        session = self._isolated
+        if session is None or (held is True and session.alive and not session.extra.get("silent")):
+            return
+        self._isolated = None
+        task = asyncio.ensure_future(session.close())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    def _gate(self, session: Session) -> Session:
+        """`Skip` when the running check's rule is newer than the revision the connection speaks."""
+        check = self.current
+        if check is not None and check.since is not None and older(session.version, check.since):
+            raise Skip(f"a rule of {check.since} and later; this connection speaks {session.version}")
+        self.revision = session.version
+        return session
 
     def _borrow(self, client: Client) -> Session:
         """Run on a client someone else opened (the TUI's): its log is the evidence; it is not closed."""
@@ -217,17 +292,30 @@ class CheckContext:
         server does not speak it."""
         if era in self._era_missing:
             raise Skip(self._era_missing[era])
+        if era in self._era_broken:
+            raise Incomplete(self._era_broken[era])
         session = self._by_era.get(era)
         if session is None:
             try:
                 spare = self._spare_era.pop(era) if era in self._spare_era else None
                 session = await self._connect(spare or self._client(era, self._era(era)))
+            except RequestTimeoutError as exc:
+                # no answer in time is not "does not speak it": a slow start looks the same
+                first = exc.message.split("\n")[0]
+                self._era_broken[era] = (
+                    f"the {era} connection did not open ({first}); a larger --timeout may let it"
+                )
+                raise Incomplete(self._era_broken[era]) from None
             except McpxError as exc:
                 first = exc.message.split("\n")[0]
                 self._era_missing[era] = f"the server does not speak the {era} era ({first})"
                 raise Skip(self._era_missing[era]) from None
             self._by_era[era] = session
-        return await self._alive(session)
+        return self._gate(await self._alive(session))
+
+    def era_ruled_out(self, era: str) -> bool:
+        """Whether a --protocol-era flag (not the server) keeps that era from being checked."""
+        return self._era_missing.get(era, "").startswith("--protocol-era")
 
     async def speaks(self, era: str) -> bool:
         """Whether a connection of that era opens (False also when the era was ruled out by a flag)."""
@@ -238,14 +326,17 @@ class CheckContext:
         return True
 
     async def main_session(self) -> Session:
+        """The main connection, or for a check that may break its connection, one of its own."""
         assert self.main is not None, "open() first"
-        return await self._alive(self.main)
+        if self.current is not None and self.current.isolated:
+            return await self.own()
+        return self._gate(await self._alive(self.main))
 
     async def _alive(self, session: Session) -> Session:
         if session.alive:
             return session
         if session.extra.get("gone"):
-            raise Skip(f"the server could not be started again ({session.extra['gone']})")
+            raise Incomplete(f"the server could not be started again ({session.extra['gone']})")
         await self.revive(session)
         return session
 
@@ -254,6 +345,7 @@ class CheckContext:
         client = session.client
         assert client is not None
         session.extra.pop("noticed", None)
+        session.extra.pop("silent", None)
         session.log.info("mcpx check: starting the server again for the next checks", "process")
         era = getattr(client.era, "chosen", None) or client.era  # auto: the era it chose, no new probe
         try:
@@ -263,7 +355,11 @@ class CheckContext:
                 session.log.info(note, "protocol")
         except McpxError as exc:
             session.extra["gone"] = exc.message.split("\n")[0]
-            raise Skip(f"the server could not be started again ({session.extra['gone']})") from None
+            raise Incomplete(f"the server could not be started again ({session.extra['gone']})") from None
+
+    def era_sessions(self) -> list[Session]:
+        """The connections checks share (one per era), not the processes a check has to itself."""
+        return list(self._by_era.values())
 
     def dead_sessions(self) -> list[Session]:
         """Era connections whose server has died since it was last noticed (each is told once)."""
@@ -310,15 +406,20 @@ class CheckContext:
             if connecting is not None:
                 connecting.cancel()
                 await asyncio.gather(connecting, return_exceptions=True)
-        sessions = [*self.sessions.values(), *self._pool, *self._spare_era.values()]
+        for spare in self._own_pool:
+            connecting = spare.extra.pop("connecting", None)
+            if connecting is not None:
+                connecting.cancel()
+                await asyncio.gather(connecting, return_exceptions=True)
+        sessions = [*self.sessions.values(), *self._pool, *self._spare_era.values(), *self._own_pool]
         sessions = [s for s in sessions if not s.extra.get("borrowed")]
         await asyncio.gather(*(s.close() for s in sessions), *self._closing, return_exceptions=True)
 
     # -- shared work -----------------------------------------------------------------------------------
-    async def harmless(self, session: Session) -> Reply:
+    async def harmless(self, session: Session, timeout: float | None = None) -> Reply:
         """A request every server of the session's era answers: ping (legacy), server/discover (modern)."""
         method = "server/discover" if session.era == "modern" else "ping"
-        return await session.ask(method)
+        return await session.ask(method, timeout=timeout)
 
     def advertised(self, capability: str) -> bool:
         assert self.main is not None and self.main.client is not None

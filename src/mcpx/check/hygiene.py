@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 from typing import Any
 
 from mcpx.check.calls import eligible, read_only
@@ -10,16 +12,21 @@ from mcpx.check.context import CheckContext
 from mcpx.check.http_probe import headers_for, http_of, probe
 from mcpx.check.model import Outcome, Skip, broken, check, held
 from mcpx.check.session import Reply, Session, raw_object
+from mcpx.errors import McpxError
 from mcpx.wire import ErrorResponse, JsonId, Malformed, TrafficEvent
 
 JSONRPC = "https://www.jsonrpc.org/specification"
 STDIO = "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio"
 TOOL_ERRORS = "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling"
+HTTP_NOTIFICATION = (
+    "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server"
+)
 GARBAGE = "mcpx check: this line is not JSON {"
 UNKNOWN_METHOD = "mcpx/check-unknown-method"
 UNKNOWN_TOOL = "mcpx-check-no-such-tool"
-#: ids to echo exactly: strings (non-ASCII, escapes, empty), zero, negative, the largest safe integer
-IDS: tuple[JsonId, ...] = ("mcpx-check-id", 'ü "quoted" \\ id', "", 0, -1, 2**53 - 1)
+#: ids to echo exactly, each with its JSON type: strings (non-ASCII, escapes, empty, and ones that look like
+#: numbers), zero, negative, the largest safe integer
+IDS: tuple[JsonId, ...] = ("mcpx-check-id", 'ü "quoted" \\ id', "", "42", "-7", 0, -1, 2**53 - 1)
 #: integers beyond what a double holds exactly: legal JSON-RPC ids, lost by servers that parse JSON as doubles
 LARGE_IDS: tuple[JsonId, ...] = (2**53 + 1, 2**63 - 1, -(2**53) - 1)
 
@@ -50,6 +57,9 @@ def _unasked(session: Session, since: int, *skip: TrafficEvent | None) -> list[T
     be Null." (mcpx breaks the client's own rule on purpose here: the client MUST NOT write anything that is
     not a valid MCP message.)""",
     source=f"{JSONRPC}#error_object",
+    warns="""JSON-RPC strictness no host leans on: a host writes only JSON, and the official Python and
+    TypeScript SDKs answer nothing to such a line on stdio themselves.""",
+    isolated=True,
 )
 async def parse_error(ctx: CheckContext) -> Outcome:
     session = await ctx.main_session()
@@ -57,7 +67,7 @@ async def parse_error(ctx: CheckContext) -> Outcome:
         return await _parse_error_http(ctx, session)
     mark = session.mark()
     sent = await session.send_raw(GARBAGE)
-    follow = await ctx.harmless(session)
+    follow = await ctx.harmless(session, timeout=_short(ctx))
     await session.settle(ctx.options.quiet)
     for event in _unasked(session, mark, follow.response):
         obj = raw_object(event) or {}
@@ -77,8 +87,15 @@ async def parse_error(ctx: CheckContext) -> Outcome:
                 f"the -32700 answer has id {obj['id']!r}; it must be null", session.ref(sent, event)
             )
         return held("answered -32700 with id null", session.ref(sent, event))
-    if follow.failure is not None and not session.alive:
+    if follow.failure is not None and not session.alive and not session.extra.get("silent"):
         return broken("the server exited after a line that was not JSON", session.ref(sent), follow.ref)
+    if follow.failure is not None:
+        return broken(
+            f"no answer to a line that was not JSON, and then none to {follow.method} either: the server "
+            "stopped answering",
+            session.ref(sent),
+            follow.ref,
+        )
     return broken(
         "no answer to a line that was not JSON (expected -32700 with id null)", session.ref(sent), follow.ref
     )
@@ -110,10 +127,12 @@ async def _parse_error_http(ctx: CheckContext, session: Session) -> Outcome:
     rule="""JSON-RPC 2.0 §5: "When a rpc call encounters an error, the Response Object MUST contain the error
     member"; §5.1: "-32601 Method not found: The method does not exist / is not available." """,
     source=f"{JSONRPC}#error_object",
+    isolated=True,
 )
 async def method_not_found(ctx: CheckContext) -> Outcome:
     session = await ctx.main_session()
-    reply = await session.ask(UNKNOWN_METHOD, timeout=_short(ctx))
+    # the full timeout: on a connection of its own, silence is this rule's finding, not a slow machine's
+    reply = await session.ask(UNKNOWN_METHOD, timeout=ctx.options.timeout)
     if reply.error is not None and reply.error.code == -32601:
         return held("answered -32601", reply.ref)
     if reply.ok:
@@ -126,20 +145,27 @@ async def method_not_found(ctx: CheckContext) -> Outcome:
     "A notification gets no reply of any kind",
     level="MUST",
     rule="""JSON-RPC 2.0 §4.1: "The Server MUST NOT reply to a Notification." MCP: "Notifications … The
-    receiver MUST NOT send a response." """,
+    receiver MUST NOT send a response." Over Streamable HTTP the POST of a notification is answered "HTTP
+    status code 202 Accepted with no body", or, when the server cannot accept it, "an HTTP error status
+    code (e.g., 400 Bad Request). The HTTP response body MAY comprise a JSON-RPC error response that has no
+    id" — that error is allowed.""",
     source=f"{JSONRPC}#notification",
+    isolated=True,
 )
 async def notification_no_reply(ctx: CheckContext) -> Outcome:
     session = await ctx.main_session()
     mark = session.mark()
     # an unknown notification, and a known request method sent as a notification (no id)
-    await session.notify("notifications/mcpx/check", {})
     harmless = "server/discover" if session.era == "modern" else "ping"
-    await session.notify(harmless, session.wrap(harmless, None))
+    for method, params in (("notifications/mcpx/check", {}), (harmless, session.wrap(harmless, None))):
+        with contextlib.suppress(McpxError):  # an HTTP refusal of the POST: its reply is judged below
+            await session.notify(method, params)
     follow = await ctx.harmless(session)
     await session.settle(ctx.options.quiet)
     sent = [e for e in session.log.since(mark) if e.direction == "out" and e.rpc_id is None]
     replies = _unasked(session, mark, follow.response)
+    refused = [e for e in replies if _http_refusal(e)]
+    replies = [e for e in replies if e not in refused]
     if replies:
         return broken(
             f"{len(replies)} repl{'y' if len(replies) == 1 else 'ies'} to notifications",
@@ -151,10 +177,27 @@ async def notification_no_reply(ctx: CheckContext) -> Outcome:
             session.ref(*sent),
             follow.ref,
         )
+    if refused:
+        status = refused[0].facts.get("status")
+        return held(
+            f"no reply; over HTTP the notification POSTs were refused with HTTP {status} and an error "
+            "without id, which the transport allows",
+            session.ref(*sent, *refused),
+        )
     return held(
         "no reply to an unknown notification nor to a request method sent as a notification",
         session.ref(*sent),
     )
+
+
+def _http_refusal(event: TrafficEvent) -> bool:
+    """An HTTP 4xx whose body is a JSON-RPC error without an id: how Streamable HTTP refuses a notification
+    it cannot accept (not a reply)."""
+    status = event.facts.get("status")
+    if event.channel != "http" or not isinstance(status, int) or not 400 <= status < 500:
+        return False
+    obj = raw_object(event)
+    return isinstance(obj, dict) and "error" in obj and obj.get("id") is None
 
 
 async def _echoes(ctx: CheckContext, ids: tuple[JsonId, ...]) -> tuple[Session, list[Reply], int]:
@@ -168,18 +211,54 @@ async def _echoes(ctx: CheckContext, ids: tuple[JsonId, ...]) -> tuple[Session, 
     return session, list(replies), mark
 
 
-def _echo_outcome(session: Session, replies: list[Reply], mark: int) -> Outcome:
+def _echoed(reply: Reply) -> bool:
+    """The answer carries the request's id with its JSON type: "42" is not 42 (a host that numbers its
+    requests with strings would never find an answer whose id came back a number)."""
+    if reply.response is None:
+        return False
+    obj = raw_object(reply.response)
+    if not isinstance(obj, dict) or "id" not in obj:
+        return False
+    echoed = obj["id"]
     # an error with id null answers the HTTP request, not the id: the id was not echoed
-    lost = [r for r in replies if r.response is None or getattr(r.response.message, "id", None) != r.id]
+    return type(echoed) is type(reply.id) and echoed == reply.id
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _echo_outcome(session: Session, replies: list[Reply], mark: int) -> Outcome:
+    lost = [r for r in replies if not _echoed(r)]
     if not lost:
-        shown = ", ".join(repr(r.id) for r in replies)
-        return held(f"echoed {shown}", *(r.ref for r in replies))
-    strays = _unasked(session, mark)
-    echoed = [raw_object(e).get("id") for e in strays if isinstance(raw_object(e), dict)]
-    sent = ", ".join(repr(r.id) for r in lost)
+        shown = ", ".join(_json(r.id) for r in replies)
+        return held(f"echoed {shown}, each with its JSON type", *(r.ref for r in replies))
+    strays = [e for e in _unasked(session, mark) if isinstance(raw_object(e), dict)]
+    answered = {e.seq: e for e in strays} | {
+        r.response.seq: r.response for r in lost if r.response is not None
+    }
+    answers = [(e, raw_object(e).get("id")) for _, e in sorted(answered.items())]
+    retyped = []
+    for r in lost:
+        for event, echoed in answers:
+            if (
+                echoed is not None
+                and type(echoed) is not type(r.id)
+                and _json(echoed).strip('"') == str(r.id)
+            ):
+                retyped.append((r, event, echoed))
+                break
+    if retyped:
+        shown = "; ".join(f"{_json(r.id)} came back as {_json(echoed)}" for r, _, echoed in retyped)
+        return broken(
+            f"ids came back with another JSON type: {shown}",
+            session.ref(*(e for r, event, _ in retyped for e in (r.request, event))),
+        )
+    echoed_ids = [echoed for _, echoed in answers]
+    sent = ", ".join(_json(r.id) for r in lost)
     detail = f"no answer carried id {sent}"
-    if echoed:
-        detail += f"; answers came back with id {', '.join(map(repr, echoed))}"
+    if echoed_ids:
+        detail += f"; answers came back with id {', '.join(map(_json, echoed_ids))}"
     if not session.alive:
         detail += "; the server exited"
     return broken(detail, session.ref(*(r.request for r in lost), *strays))
@@ -187,11 +266,13 @@ def _echo_outcome(session: Session, replies: list[Reply], mark: int) -> Outcome:
 
 @check(
     "jsonrpc.id-echo",
-    "Ids are echoed exactly: strings, zero, negative and the largest safe integer",
+    'Ids are echoed exactly, with their JSON type: strings (also "42"), zero, negative, 2^53 - 1',
     level="MUST",
     rule="""JSON-RPC 2.0 §5: "id … It MUST be the same as the value of the id member in the Request Object."
-    MCP: "Result responses MUST include the same ID as the request they correspond to." """,
+    MCP: "Result responses MUST include the same ID as the request they correspond to." The same value
+    includes its type: the string "42" is not the number 42.""",
     source=f"{JSONRPC}#response_object",
+    isolated=True,
 )
 async def id_echo(ctx: CheckContext) -> Outcome:
     return _echo_outcome(*await _echoes(ctx, IDS))
@@ -205,6 +286,9 @@ async def id_echo(ctx: CheckContext) -> Outcome:
     MCP's schema: RequestId is a string or an integer, with no bound (a server that reads JSON numbers as
     doubles loses 2^53 + 1).""",
     source=f"{JSONRPC}#response_object",
+    warns="""JSON-RPC strictness no host leans on: hosts number their requests from 1, far below 2^53,
+    and servers on the TypeScript SDK (JavaScript numbers) cannot keep such ids.""",
+    isolated=True,
 )
 async def id_echo_large(ctx: CheckContext) -> Outcome:
     return _echo_outcome(*await _echoes(ctx, LARGE_IDS))
@@ -254,9 +338,11 @@ def _invalid_call(
     level="SHOULD",
     rule="""MCP tools, Error Handling: "Tool Execution Errors: Reported in tool results with isError: true:
     … Input validation errors (e.g., date in wrong format, value out of range)". Stated without MUST/SHOULD,
-    so mcpx holds it as a SHOULD.""",
+    so mcpx holds it as a SHOULD. Before 2025-11-25 "Invalid arguments" were listed as protocol errors, so
+    the rule applies from 2025-11-25 on.""",
     source=TOOL_ERRORS,
     calls_tools=True,
+    since="2025-11-25",
 )
 async def tool_error(ctx: CheckContext) -> Outcome:
     found = _invalid_call(ctx, await ctx.tools())

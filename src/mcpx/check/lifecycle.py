@@ -113,6 +113,9 @@ async def legacy_version_negotiation(ctx: CheckContext) -> Outcome:
     source=f"{LIFECYCLE}#initialization",
     era="legacy",
     fresh=1,
+    warns="""JSON-RPC strictness hosts do not lean on: a legacy host sends initialize first, and the
+    2026-07-28 compatibility matrix expects a legacy server to "reject the request with an
+    implementation-defined error, stay silent, or even process" a modern client's first request.""",
 )
 async def before_initialize(ctx: CheckContext) -> Outcome:
     await ctx.session("legacy")
@@ -217,28 +220,53 @@ async def modern_version_negotiation(ctx: CheckContext) -> Outcome:
     return held(f"-32022 listing {supported}", reply.ref)
 
 
+ENVELOPE_RULE = """MCP 2026-07-28: fields marked as required (io.modelcontextprotocol/protocolVersion,
+io.modelcontextprotocol/clientCapabilities) "MUST be included on every request … A request missing any
+required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params)."
+Versioning: "A dual-era server selects its behavior from how the client opens: A request carrying modern
+per-request _meta is served statelessly according to this revision. An initialize request selects legacy
+semantics" — so a request with no _meta at all is not a modern request to a server that also speaks the
+legacy era (it may answer it as a legacy server answers a request before initialize). mcpx therefore
+holds every server to -32602 for a _meta that names the modern version but lacks clientCapabilities, and
+only a modern-only server to -32602 for a request with no _meta."""
+
+
 @check(
     "modern.envelope-required",
-    "A request without the _meta envelope is rejected with -32602",
+    "A request whose _meta envelope lacks a required field is rejected with -32602",
     level="MUST",
-    rule="""MCP 2026-07-28: fields marked as required (io.modelcontextprotocol/protocolVersion,
-    io.modelcontextprotocol/clientCapabilities) "MUST be included on every request … A request missing any
-    required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid
-    params)." """,
+    rule=ENVELOPE_RULE,
     source=f"{BASIC}#meta",
     era="modern",
 )
 async def envelope_required(ctx: CheckContext) -> Outcome:
     session = await ctx.session("modern")
     partial = {"_meta": {META_VERSION: session.version, META_CLIENT: _client_info()}}
-    bare = await session.ask("server/discover", {}, envelope=False)
     half = await session.ask("server/discover", partial, envelope=False)
-    for reply, what in ((bare, "no _meta"), (half, f"_meta without {META_CAPABILITIES}")):
-        if reply.error is None or reply.error.code != -32602:
-            return broken(
-                f"server/discover with {what} was answered with {reply.describe()}, not -32602", reply.ref
-            )
-    return held(f"-32602 for no _meta and for _meta without {META_CAPABILITIES}", bare.ref, half.ref)
+    if half.error is None or half.error.code != -32602:
+        return broken(
+            f"server/discover with _meta without {META_CAPABILITIES} was answered with {half.describe()}, "
+            "not -32602",
+            half.ref,
+        )
+    bare = await session.ask("server/discover", {}, envelope=False)
+    if bare.error is not None and bare.error.code == -32602:
+        return held(f"-32602 for no _meta and for _meta without {META_CAPABILITIES}", half.ref, bare.ref)
+    if await ctx.speaks("legacy"):
+        why = "the server speaks the legacy era too, so a request with no _meta is not a modern one"
+    elif ctx.era_ruled_out("legacy"):
+        why = "with --protocol-era modern mcpx does not know whether the server speaks the legacy era too"
+    else:
+        return broken(
+            f"a modern-only server answered server/discover with no _meta with {bare.describe()}, not -32602",
+            bare.ref,
+        )
+    return held(
+        f"-32602 for _meta without {META_CAPABILITIES}; no _meta at all got {bare.describe()}, not judged: "
+        + why,
+        half.ref,
+        bare.ref,
+    )
 
 
 @check(

@@ -10,6 +10,7 @@ TUI's Check view all read the same `CheckResult`s, and the HTTP checks register 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -18,7 +19,8 @@ if TYPE_CHECKING:
     from mcpx.check.context import CheckContext
 
 Level = Literal["MUST", "SHOULD"]
-Status = Literal["pass", "fail", "warn", "skip"]
+Status = Literal["pass", "fail", "warn", "skip", "incomplete"]
+STATUSES: tuple[Status, ...] = ("pass", "fail", "warn", "skip", "incomplete")
 Group = Literal["jsonrpc", "lifecycle", "catalogue", "behaviour", "http"]
 #: "any": runs on the main connection, whatever its era; "legacy"/"modern": needs a connection of that era
 EraNeed = Literal["any", "legacy", "modern"]
@@ -47,11 +49,13 @@ class ExchangeRef:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What a check's coroutine found. `held` is None for a skip."""
+    """What a check's coroutine found. `held` is None for a skip, or (with `unjudged`) when it could not be
+    judged."""
 
     held: bool | None
     detail: str
     exchanges: tuple[ExchangeRef, ...] = ()
+    unjudged: bool = False
 
 
 def held(detail: str, *exchanges: ExchangeRef | None) -> Outcome:
@@ -72,6 +76,20 @@ class Skip(Exception):
 
 def skipped(reason: str) -> Outcome:
     return Outcome(None, reason)
+
+
+class Incomplete(Exception):
+    """Raised when a check cannot be judged: mcpx's own error (its timeout, an HTTP failure), or a connection
+    that broke before the check could look. Reported as `incomplete`, never as a failure."""
+
+    def __init__(self, reason: str, *exchanges: ExchangeRef | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.exchanges = tuple(e for e in exchanges if e is not None and e.seqs)
+
+
+def unjudged(reason: str, *exchanges: ExchangeRef | None) -> Outcome:
+    return Outcome(None, reason, tuple(e for e in exchanges if e is not None and e.seqs), unjudged=True)
 
 
 Runner = Callable[["CheckContext"], Awaitable[Outcome]]
@@ -95,6 +113,23 @@ class Check:
     transports: frozenset[str] = frozenset({"stdio", "http"})
     #: how many fresh server processes it asks for (started ahead, side by side with the others)
     fresh: int = 0
+    #: the first revision whose text has the rule (None: every revision); a connection at an older one skips
+    since: str | None = None
+    #: why a broken MUST only warns (hosts never lean on it; the official SDKs leave it out), shown with it
+    warns: str | None = None
+    #: may leave its connection broken (silent, dead), so it runs on a connection of its own
+    isolated: bool = False
+
+    @property
+    def cost(self) -> Literal["fail", "warn"]:
+        """What breaking the rule costs."""
+        return "fail" if self.level == "MUST" and self.warns is None else "warn"
+
+    @property
+    def cite(self) -> str:
+        """Where the rule is written, in words: "MCP 2025-11-25 basic/lifecycle § initialization" or
+        "JSON-RPC 2.0 § error_object"."""
+        return cite(self.source)
 
     @property
     def group(self) -> str:
@@ -111,6 +146,10 @@ class Check:
             "source": self.source,
             "era": self.era,
             "calls_tools": self.calls_tools,
+            "cite": self.cite,
+            "since": self.since,
+            "cost": self.cost,
+            "warns": self.warns,
         }
 
 
@@ -124,6 +163,8 @@ class CheckResult:
     era: str = ""
     took: float = 0.0
     notes: list[str] = field(default_factory=list)
+    #: the protocol revision of the connection the check judged ("" when it did not run)
+    revision: str = ""
 
     @property
     def id(self) -> str:
@@ -135,6 +176,7 @@ class CheckResult:
             "status": self.status,
             "detail": self.detail,
             "ran_in_era": self.era or None,
+            "revision": self.revision or None,
             "took_ms": round(self.took * 1000),
             "exchange": [e.to_json() for e in self.exchanges],
             "notes": self.notes,
@@ -142,12 +184,32 @@ class CheckResult:
 
 
 def status_of(check: Check, outcome: Outcome) -> Status:
-    """The level decides what a broken rule costs: MUST fails, SHOULD warns."""
+    """What a broken rule costs is the check's (`Check.cost`); what could not be judged is incomplete."""
+    if outcome.unjudged:
+        return "incomplete"
     if outcome.held is None:
         return "skip"
     if outcome.held:
         return "pass"
-    return "fail" if check.level == "MUST" else "warn"
+    return check.cost
+
+
+_SPEC_URL = re.compile(
+    r"https://modelcontextprotocol\.io/specification/(?P<rev>[0-9]{4}-[0-9]{2}-[0-9]{2})/(?P<page>[^#]+)(?:#(?P<section>.+))?"
+)
+JSONRPC_URL = "https://www.jsonrpc.org/specification"
+
+
+def cite(source: str) -> str:
+    """A source URL as a citation: revision and section for the MCP spec, the section for JSON-RPC 2.0."""
+    if source.startswith(JSONRPC_URL):
+        section = source.partition("#")[2]
+        return "JSON-RPC 2.0" + (f" § {section}" if section else "")
+    match = _SPEC_URL.fullmatch(source)
+    if match is None:
+        return source
+    section = (match["section"] or "").replace("%26", "&")
+    return f"MCP {match['rev']} {match['page']}" + (f" § {section}" if section else "")
 
 
 _REGISTRY: dict[str, Check] = {}
@@ -165,6 +227,9 @@ def check(
     final: bool = False,
     transports: Iterable[str] = ("stdio", "http"),
     fresh: int = 0,
+    since: str | None = None,
+    warns: str | None = None,
+    isolated: bool = False,
 ) -> Callable[[Runner], Runner]:
     """Register the decorated coroutine as a check (ids are unique; registering twice replaces)."""
 
@@ -181,6 +246,9 @@ def check(
             final,
             frozenset(transports),
             fresh,
+            since,
+            " ".join(warns.split()) if warns else None,
+            isolated,
         )
         return run
 

@@ -7,10 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.etree import ElementTree
 
-from mcpx.check.model import GROUP_TITLES, CheckResult, ExchangeRef
+from mcpx.check.model import GROUP_TITLES, STATUSES, CheckResult, ExchangeRef
 from mcpx.wire import TrafficEvent, TrafficLog
 
 EXIT_FAILED = 6
+#: nothing failed, but some rules could not be judged (mcpx's own error, a connection that broke)
+EXIT_INCOMPLETE = 4
 #: characters XML 1.0 cannot carry (a server's frames may hold any of them)
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 FRAME_LIMIT = 4000
@@ -37,11 +39,18 @@ class CheckReport:
         return any(r.status == "fail" for r in self.results)
 
     @property
+    def incomplete(self) -> bool:
+        return any(r.status == "incomplete" for r in self.results)
+
+    @property
     def exit_code(self) -> int:
-        return EXIT_FAILED if self.failed else 0
+        """6 when a rule failed; else 4 when some could not be judged (never a failure); else 0."""
+        if self.failed:
+            return EXIT_FAILED
+        return EXIT_INCOMPLETE if self.incomplete else 0
 
     def summary(self) -> dict[str, int]:
-        return {status: self.count(status) for status in ("pass", "fail", "warn", "skip")}
+        return {status: self.count(status) for status in STATUSES}
 
     def by_group(self) -> list[tuple[str, list[CheckResult]]]:
         groups: dict[str, list[CheckResult]] = {}
@@ -77,7 +86,7 @@ class CheckReport:
         checks = []
         for result in self.results:
             item = result.to_json()
-            if frames and result.status in ("fail", "warn"):
+            if frames and result.status in ("fail", "warn", "incomplete"):
                 item["frames"] = self.frames(result)
             checks.append(item)
         return {
@@ -86,6 +95,7 @@ class CheckReport:
             "main_era": self.main_era,
             "eras": self.eras,
             "ok": not self.failed,
+            "complete": not self.incomplete,
             "exit_code": self.exit_code,
             "summary": self.summary(),
             "notes": self.notes,
@@ -104,7 +114,7 @@ class CheckReport:
                 tests=str(len(results)),
                 failures=str(sum(r.status == "fail" for r in results)),
                 skipped=str(sum(r.status == "skip" for r in results)),
-                errors="0",
+                errors=str(sum(r.status == "incomplete" for r in results)),
                 time=f"{sum(r.took for r in results):.3f}",
             )
             for result in results:
@@ -120,6 +130,11 @@ class CheckReport:
                     detail = _NOT_XML.sub("\ufffd", result.detail)
                     failure = ElementTree.SubElement(case, "failure", message=detail, type=result.check.level)
                     failure.text = body
+                elif result.status == "incomplete":
+                    error = ElementTree.SubElement(
+                        case, "error", message=_NOT_XML.sub("\ufffd", result.detail), type="incomplete"
+                    )
+                    error.text = body
                 elif result.status == "skip":
                     ElementTree.SubElement(case, "skipped", message=_NOT_XML.sub("\ufffd", result.detail))
                 elif result.status == "warn":
@@ -135,7 +150,7 @@ class CheckReport:
         lines = [
             result.detail,
             f"rule ({result.check.level}): {result.check.rule}",
-            f"source: {result.check.source}",
+            f"source: {result.check.cite} ({result.check.source})",
         ]
         for frame in self.frames(result):
             lines.append(f"{frame['log']}#{frame['seq']} {frame['direction']} {frame['raw']}")

@@ -1,7 +1,10 @@
 """Run the registered checks against one server and gather a `CheckReport`.
 
-Checks run one at a time, in report order, sweeps last. A check that kills the server is followed by a
-restart before the next one (noted on its result), so one broken rule shows up as one failure.
+Checks run one at a time, in report order, sweeps last. A check whose rule may leave its connection broken
+runs on a connection of its own. A check that kills the server, or after which the server stops answering,
+is followed by a restart before the next one (noted once, on its result), so one broken rule shows up as
+one finding. A check that meets mcpx's own error (its timeout, an HTTP failure) is `incomplete`, not a
+failure: its rule could not be judged.
 """
 
 from __future__ import annotations
@@ -10,8 +13,19 @@ import os
 import time
 from collections.abc import Iterable
 
-from mcpx.check.context import CheckContext, CheckOptions, LogListener
-from mcpx.check.model import Check, CheckResult, Outcome, Skip, all_checks, select, skipped, status_of
+from mcpx.check.context import CheckContext, CheckOptions, LogListener, older
+from mcpx.check.model import (
+    Check,
+    CheckResult,
+    Incomplete,
+    Outcome,
+    Skip,
+    all_checks,
+    select,
+    skipped,
+    status_of,
+    unjudged,
+)
 from mcpx.check.report import CheckReport
 from mcpx.errors import McpxError
 from mcpx.protocol.client import Client
@@ -67,14 +81,25 @@ async def run_one(ctx: CheckContext, check: Check) -> CheckResult:
         return CheckResult(
             check, "skip", "calls tools: run with --call-tools (read-only tools) or --all-tools"
         )
+    main = ctx.main
+    if check.since and check.era == "any" and main is not None and older(main.version, check.since):
+        # the rule came after the revision the connection speaks (checks of one era are gated when they
+        # ask for that era's connection)
+        return CheckResult(
+            check, "skip", f"a rule of {check.since} and later; this connection speaks {main.version}"
+        )
     ctx.current = check
+    ctx.revision = ""
     started = time.monotonic()
+    marks = {label: len(s.local_failures) for label, s in ctx.sessions.items()}
     try:
         outcome = await check.run(ctx)
     except Skip as exc:
         outcome = skipped(exc.reason)
+    except Incomplete as exc:
+        outcome = unjudged(exc.reason, *exc.exchanges)
     except McpxError as exc:
-        outcome = Outcome(False, f"the check could not finish: {exc.message.splitlines()[0]}")
+        outcome = unjudged(f"mcpx could not finish the check: {exc.message.splitlines()[0]}")
     except Exception as exc:
         if os.environ.get("MCPX_DEBUG"):
             raise
@@ -83,21 +108,51 @@ async def run_one(ctx: CheckContext, check: Check) -> CheckResult:
         )
     finally:
         ctx.current = None
-        await ctx.close_fresh()
+    if check.isolated:
+        ctx.after_isolated(outcome.held)
+    elif outcome.held is False:
+        outcome = _judgeable(ctx, marks, outcome)
+    await ctx.close_fresh()
     era = check.era if check.era != "any" else (ctx.main.era if ctx.main else "")
     result = CheckResult(check, status_of(check, outcome), outcome.detail, outcome.exchanges, era)
     result.took = time.monotonic() - started
+    if outcome.held is not None or outcome.unjudged:
+        # a sweep over traffic the others made asked for no connection: it judged the main one's revision
+        main_revision = ctx.main.version if ctx.main is not None and check.era == "any" else ""
+        result.revision = ctx.revision or main_revision
     for session in ctx.dead_sessions():
         code = getattr(session.client.transport if session.client else None, "returncode", None)
-        result.notes.append(
-            f"the server of the {session.label} connection ended during this check"
-            + (f" (exit code {code})" if code is not None else "")
-            + "; mcpx starts it again for the next checks"
-        )
+        if session.extra.get("silent"):
+            silent = session.extra["silent"]
+            what = f"the {session.label} connection stopped answering during this check ({silent})"
+        else:
+            what = f"the server of the {session.label} connection ended during this check" + (
+                f" (exit code {code})" if code is not None else ""
+            )
+        result.notes.append(what + "; mcpx starts it again for the next checks")
         session.extra["noticed"] = check.id
-    if outcome.held is None:
+    if outcome.held is None and not outcome.unjudged:
         result.era = ""
     return result
+
+
+def _judgeable(ctx: CheckContext, marks: dict[str, int], outcome: Outcome) -> Outcome:
+    """A broken rule found while mcpx's own requests went unanswered (its timeout, an HTTP failure) was
+    not judged: the check is incomplete. (Checks that judge silence itself run isolated: their verdict
+    stands.)"""
+    # only the shared connections (the era ones): a process of the check's own is the check's to judge
+    for label, session in ctx.sessions.items():
+        if session not in ctx.era_sessions():
+            continue
+        failures = session.local_failures[marks.get(label, 0) :]
+        if failures:
+            first = failures[0]
+            return unjudged(
+                f"not judged: {first.method} got {first.describe()} ({outcome.detail})",
+                first.ref,
+                *outcome.exchanges,
+            )
+    return outcome
 
 
 __all__ = ["CheckOptions", "run_checks"]

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpx.check.model import ExchangeRef
+from mcpx.check.model import ExchangeRef, Incomplete
 from mcpx.errors import McpxError, RequestTimeoutError, RpcError
 from mcpx.protocol.client import Client
 from mcpx.protocol.peer import Peer, ProgressCallback
@@ -29,6 +29,9 @@ from mcpx.wire import (
     TrafficEvent,
     TrafficLog,
 )
+
+#: seconds a new process may take to give its first answer, whatever --timeout says
+START_GRACE = 10.0
 
 
 @dataclass(slots=True)
@@ -48,6 +51,14 @@ class Reply:
     @property
     def ok(self) -> bool:
         return self.response is not None and self.error is None and self.failure is None
+
+    @property
+    def local(self) -> bool:
+        """No answer, and not because the server ended: mcpx's own timeout or an HTTP failure (a check
+        that meets one cannot judge its rule)."""
+        if self.response is not None or self.failure is None:
+            return False
+        return self.session.alive or bool(self.session.extra.get("silent"))
 
     @property
     def ref(self) -> ExchangeRef:
@@ -78,6 +89,9 @@ class Session:
     version: str = ""
     timeout: float = 10.0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: replies that met mcpx's own error (no answer in time, an HTTP failure), newest last; the runner
+    #: reads those of each check
+    local_failures: list[Reply] = field(default_factory=list)
 
     @property
     def alive(self) -> bool:
@@ -103,7 +117,14 @@ class Session:
     ) -> Reply:
         """Send one request. `timeout` is the peer's (progress resets it); `deadline` caps the whole wait
         whatever progress comes (the request is then cancelled)."""
+        if self.extra.get("silent"):
+            raise Incomplete(
+                f"the {self.label} connection stopped answering earlier ({self.extra['silent']})"
+            )
         rid = request_id if request_id is not None else self.peer.next_id()
+        if timeout is None and not self.extra.get("answered"):
+            # a process's first answer includes its start-up, which may take longer than one answer
+            timeout = max(self.timeout, START_GRACE)
         sent = self.wrap(method, params) if envelope else params
         mark = len(self.log)
         reply = Reply(self, rid, method)
@@ -143,7 +164,32 @@ class Session:
                 if isinstance(event.message, ErrorResponse) and event.message.id is None:
                     reply.response, reply.error = event, event.message
                     break
+        if reply.response is not None:
+            self.extra["answered"] = True
+        elif isinstance(reply.failure, RequestTimeoutError) and deadline is None and self.alive:
+            await self._diagnose(reply)
+        if reply.local:
+            self.local_failures.append(reply)
         return reply
+
+    async def _diagnose(self, reply: Reply) -> None:
+        """A request went unanswered: does the server answer anything at all? One harmless request tells.
+        A server that stopped answering is stopped (mcpx starts it again for the next check) and the
+        reason kept, so the silence is diagnosed once instead of charged to every later request."""
+        if self.extra.get("diagnosing") or self.extra.get("own") or not self.era:
+            return
+        method = "server/discover" if self.era == "modern" else "ping"
+        self.extra["diagnosing"] = True
+        try:
+            alive = await self.ask(method, timeout=min(self.timeout, 5.0))
+        finally:
+            self.extra.pop("diagnosing", None)
+        if alive.response is not None:
+            return
+        self.extra["silent"] = f"{reply.method} got no answer, nor did {method} after it"
+        self.log.info(f"mcpx check: the server stopped answering ({self.extra['silent']})", "process")
+        with contextlib.suppress(McpxError, OSError):
+            await self.peer.close()
 
     async def send_raw(self, text: str) -> TrafficEvent:
         return await self.peer.send_raw(text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from typing import Any
 
@@ -23,7 +24,9 @@ def dialect_problem(schema: Any, *, object_type: bool) -> tuple[str | None, bool
     if not isinstance(schema, dict):
         return f"is {type(schema).__name__}, not a JSON Schema object", True
     if object_type and schema.get("type") != "object":
-        return f'has type {schema.get("type")!r}, not "object"', True
+        if "type" not in schema:
+            return 'has no "type" (it must be "object")', True
+        return f'has type {json.dumps(schema["type"])}, not "object"', True
     import jsonschema
     from jsonschema.validators import validator_for
 

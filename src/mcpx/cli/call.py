@@ -183,7 +183,9 @@ async def _run(
         await client.connect()
     except (ConnectError, RequestTimeoutError) as exc:
         await client.close()
-        exc.message += f"\n(run `mcpx doctor {spec.label}` to walk the connection step by step)"
+        from mcpx.cli.hints import command_line
+
+        exc.message += f"\n(run `{command_line('doctor', spec)}` to walk the connection step by step)"
         raise
     except BaseException:
         await client.close()

@@ -20,9 +20,9 @@ from mcpx.transports.spec import ServerSpec
 from mcpx.wire.controls import escape_controls
 from mcpx.wire.traffic import TrafficLog
 
-_MARKS = {"pass": "✓", "fail": "✗", "warn": "!", "skip": "-"}
-_WORDS = {"pass": "pass", "fail": "FAIL", "warn": "warn", "skip": "skipped"}
-_COLOURS = {"pass": "32", "fail": "31;1", "warn": "33", "skip": "2"}
+_MARKS = {"pass": "✓", "fail": "✗", "warn": "!", "skip": "-", "incomplete": "?"}
+_WORDS = {"pass": "pass", "fail": "FAIL", "warn": "warn", "skip": "skipped", "incomplete": "incomplete"}
+_COLOURS = {"pass": "32", "fail": "31;1", "warn": "33", "skip": "2", "incomplete": "35"}
 FRAME_WIDTH = 600
 
 
@@ -47,6 +47,14 @@ def command(
     ] = None,
     skip: Annotated[list[str] | None, typer.Option("--skip", help="Leave these checks out.")] = None,
     list_checks: Annotated[bool, typer.Option("--list", help="List the checks and exit.")] = False,
+    recording: Annotated[
+        str | None,
+        typer.Option(
+            "--recording",
+            help="Judge a recorded session (FILE, a .mcpx.jsonl) instead of a server: nothing is sent.",
+            show_default=False,
+        ),
+    ] = None,
     verbose: Annotated[
         bool,
         typer.Option("--verbose", "-v", help="Show the rule and the exchange of each failure and warning."),
@@ -94,6 +102,12 @@ def command(
             raise UsageError(f"--protocol-era must be legacy, auto or modern, not {protocol_era!r}")
         if list_checks:
             return _list(fmt)
+        if recording is not None:
+            if target or server or config:
+                raise UsageError(
+                    "--recording judges a recorded session: give no TARGET, --server or --config"
+                )
+            return _judge_recording(recording, fmt, verbose, junit)
         from mcpx.check.context import CheckOptions
         from mcpx.check.model import all_checks, select
 
@@ -116,7 +130,14 @@ def command(
             protocol_era=protocol_era,
             probe_timeout=probe_timeout,
         )
-        output = Output(fmt, verbose, junit, recordings)
+        from mcpx.cli.hints import command_line
+
+        rerun = (
+            command_line("check", spec, target=target, server_args=server_args or [])
+            if target
+            else command_line("check", spec)
+        )
+        output = Output(fmt, verbose, junit, recordings, rerun)
         run = _run(spec, options, _split(only or []), _split(skip or []), output)
         return recordings.run(run) if recordings is not None else run
 
@@ -132,7 +153,8 @@ async def _list(fmt: str) -> int:
         return 0
     for c in checks:
         extra = " (--call-tools)" if c.calls_tools else ""
-        sys.stdout.write(f"{c.id:<36} {c.level:<6} {c.title}{extra}\n")
+        since = f" [{c.since}+]" if c.since else ""
+        sys.stdout.write(f"{c.id:<36} {c.level:<6} {c.cost:<4} {c.title}{extra}{since} — {c.cite}\n")
     return 0
 
 
@@ -142,6 +164,8 @@ class Output:
     verbose: bool
     junit: str | None
     recordings: Recordings | None
+    #: the command that checks this server, as it can be run again (the report's header)
+    rerun: str = ""
 
 
 class Recordings:
@@ -188,7 +212,8 @@ async def _run(spec: ServerSpec, options: Any, only: list[str], skip: list[str],
             spec, options, only=only, skip=skip, on_log=recordings.attach if recordings else None
         )
     except (ConnectError, RequestTimeoutError) as exc:
-        exc.message += f"\n(run `mcpx doctor {spec.label}` to walk the connection step by step)"
+        doctor = output.rerun.replace("mcpx check", "mcpx doctor", 1)
+        exc.message += f"\n(run `{doctor}` to walk the connection step by step)"
         raise
     if output.junit:
         _write(output.junit, report.junit())
@@ -198,10 +223,36 @@ async def _run(spec: ServerSpec, options: Any, only: list[str], skip: list[str],
             body["recordings"] = recordings.paths()
         sys.stdout.write(json.dumps(body, ensure_ascii=False) + "\n")
     else:
-        render(report, sys.stdout, verbose=output.verbose, colour=_colour(sys.stdout))
+        render(report, sys.stdout, verbose=output.verbose, colour=_colour(sys.stdout), command=output.rerun)
         if recordings is not None:
             shown = ", ".join(f"{label}: {path}" for label, path in recordings.paths().items())
             sys.stdout.write(f"recorded: {shown}\n")
+    sys.stdout.flush()
+    return report.exit_code
+
+
+async def _judge_recording(path: str, fmt: str, verbose: bool, junit: str | None) -> int:
+    from mcpx.check.passive import judge_recording
+    from mcpx.record.reader import read_recording
+
+    recorded = read_recording(path)
+    report = judge_recording(recorded.log, recorded.protocol_version, recorded.target)
+    if junit:
+        _write(junit, report.junit())
+    if fmt == "json":
+        body = report.to_json()
+        body["recording"] = path
+        sys.stdout.write(json.dumps(body, ensure_ascii=False) + "\n")
+    else:
+        import shlex
+
+        render(
+            report,
+            sys.stdout,
+            verbose=verbose,
+            colour=_colour(sys.stdout),
+            command=f"mcpx check --recording {shlex.quote(path)}",
+        )
     sys.stdout.flush()
     return report.exit_code
 
@@ -222,9 +273,11 @@ def _colour(stream: TextIO) -> bool:
     return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 
-def render(report: Any, out: TextIO, *, verbose: bool = False, colour: bool = False) -> None:
-    """The readable report: a header, one line per check grouped, the totals; with `verbose`, the rule and
-    the exchange under each failure and warning."""
+def render(
+    report: Any, out: TextIO, *, verbose: bool = False, colour: bool = False, command: str = ""
+) -> None:
+    """The readable report: a header (the command that runs it again, as it can be copied), one line per
+    check grouped, the totals; with `verbose`, the rule and the exchange under each failure and warning."""
 
     def paint(text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if colour else text
@@ -234,7 +287,7 @@ def render(report: Any, out: TextIO, *, verbose: bool = False, colour: bool = Fa
 
     server = report.server
     eras = ", ".join(f"{era} {version}" for era, version in report.eras.items() if version) or "?"
-    out.write(esc(f"mcpx check {report.target}") + "\n")
+    out.write(esc(command or f"mcpx check {report.target}") + "\n")
     out.write(
         esc(f"server {server.get('name') or '?'} {server.get('version') or ''} · {eras} · ")
         + f"main connection: {report.main_era}\n"
@@ -246,18 +299,22 @@ def render(report: Any, out: TextIO, *, verbose: bool = False, colour: bool = Fa
             word = paint(f"{_MARKS[result.status]} {_WORDS[result.status]:<7}", _COLOURS[result.status])
             where = (
                 "  " + " ".join(f"[{ref.log}#{_seqs(ref.seqs)}]" for ref in result.exchanges[:2])
-                if result.status in ("fail", "warn")
+                if result.status in ("fail", "warn", "incomplete")
                 else ""
             )
             out.write(f"  {word} {result.id:<{width}}  {esc(str(result.detail))}{where}\n")
+            if result.status == "warn" and result.check.warns:
+                out.write(f"      only a warning: {result.check.warns}\n")
             for note in result.notes:
                 out.write(f"      note: {esc(str(note))}\n")
-            if verbose and result.status in ("fail", "warn"):
+            if verbose and result.status in ("fail", "warn", "incomplete"):
                 _details(report, result, out)
     summary = report.summary()
     out.write(
         f"\n{len(report.results)} checks: {summary['pass']} passed, {summary['fail']} failed, "
-        f"{summary['warn']} warnings, {summary['skip']} skipped\n"
+        f"{summary['warn']} warnings, {summary['skip']} skipped"
+        + (f", {summary['incomplete']} incomplete (not judged)" if summary["incomplete"] else "")
+        + "\n"
     )
 
 
@@ -265,7 +322,7 @@ def _details(report: Any, result: Any, out: TextIO) -> None:
     check = result.check
     out.write(f"      {check.title}\n")
     out.write(f"      rule ({check.level}): {check.rule}\n")
-    out.write(f"      source: {check.source}\n")
+    out.write(f"      source: {check.cite} — {check.source}\n")
     for frame in report.frames(result):
         arrow = {"out": "→", "in": "←", "info": "•"}[frame["direction"]]
         raw = frame["raw"] if len(frame["raw"]) <= FRAME_WIDTH else frame["raw"][:FRAME_WIDTH] + "…"

@@ -30,14 +30,19 @@ if TYPE_CHECKING:
     from mcpx.tui.shell.app import InspectApp
     from mcpx.wire import TrafficLog
 
-MARKS = {"pass": ("✓ pass", "green"), "fail": ("✗ FAIL", "bold red"), "warn": ("! warn", "yellow")}
+MARKS = {
+    "pass": ("✓ pass", "green"),
+    "fail": ("✗ FAIL", "bold red"),
+    "warn": ("! warn", "yellow"),
+    "incomplete": ("? incomplete", "magenta"),
+}
 SKIP_MARK = ("- skip", "dim")
 OWN_CONNECTION = "needs a connection of its own (a fresh process or the other era): run `mcpx check`"
 
 
 def runs_here(check: Check, era: str) -> bool:
     """Whether a check runs on an already-open connection of this era alone."""
-    return check.fresh == 0 and check.era in ("any", era)
+    return check.fresh == 0 and not check.isolated and check.era in ("any", era)
 
 
 def spec_for(spec: ServerSpec | None, client: Client, target: str) -> ServerSpec:
