@@ -1,0 +1,124 @@
+"""`mcpx check` calibrated on a panel of real servers from npm and PyPI (pinned in package.json and the dev
+extras; none needs the network to start), read-only tools called. Each server's verdicts here are the ones
+reviewed in docs/check.md's calibration table: no official server fails, and each warning is a known
+deviation of its SDK (the rule, the exchange and why it only warns are written down there).
+
+The servers are checked side by side, once per module (a few at a time: the machine has two cores).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpx.check.context import CheckOptions
+from mcpx.check.model import all_checks
+from mcpx.check.report import CheckReport
+from mcpx.check.runner import run_checks
+from mcpx.transports.spec import resolve_target
+
+ROOT = Path(__file__).resolve().parents[2]
+NPM = ROOT / "node_modules" / ".bin"
+PYPI = Path(sys.executable).parent
+HTTP_ONLY = {c.id for c in all_checks() if "stdio" not in c.transports}
+TS_SDK = {  # the TypeScript SDK v1's deviations, on every server built on it
+    "jsonrpc.parse-error": "warn",
+    "jsonrpc.id-echo-large": "warn",
+    "jsonrpc.unknown-tool": "warn",
+    "catalogue.invalid-cursor": "warn",
+}
+PY_SDK = {"jsonrpc.parse-error": "warn", "catalogue.invalid-cursor": "warn"}  # the Python SDK v2's
+#: server → (its command, its expected warnings and failures, its era and revision)
+PANEL: dict[str, tuple[list[str], dict[str, str], dict[str, str | None]]] = {
+    "server-filesystem": (
+        [str(NPM / "mcp-server-filesystem"), "{files}"],
+        TS_SDK,
+        {"modern": None, "legacy": "2025-11-25"},
+    ),
+    "server-memory": ([str(NPM / "mcp-server-memory")], TS_SDK, {"modern": None, "legacy": "2025-11-25"}),
+    "server-sequential-thinking": (
+        [str(NPM / "mcp-server-sequential-thinking")],
+        TS_SDK,
+        {"modern": None, "legacy": "2025-11-25"},
+    ),
+    "mcp-server-time": (
+        [str(PYPI / "mcp-server-time"), "--local-timezone", "UTC"],
+        PY_SDK,
+        {"modern": "2026-07-28", "legacy": "2025-11-25"},
+    ),
+    "mcp-server-git": (
+        [str(PYPI / "mcp-server-git"), "--repository", "{repo}"],
+        PY_SDK,
+        {"modern": "2026-07-28", "legacy": "2025-11-25"},
+    ),
+}
+
+
+def _installed(command: list[str]) -> bool:
+    return Path(command[0]).exists() and (
+        not command[0].startswith(str(NPM)) or shutil.which("node") is not None
+    )
+
+
+@pytest.fixture(scope="module")
+def panel(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CheckReport]:
+    missing = [name for name, (command, _, _) in PANEL.items() if not _installed(command)]
+    if missing:
+        pytest.skip(f"not installed: {', '.join(missing)} (npm ci; pip install -e '.[dev]')")
+    base = tmp_path_factory.mktemp("panel")
+    files, repo = base / "files", base / "repo"
+    files.mkdir()
+    (files / "notes.txt").write_text("hello\n", encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
+         "-m", "first"],
+        check=True,
+    )  # fmt: skip
+    env = {"MEMORY_FILE_PATH": str(base / "memory.jsonl")}
+
+    async def run_all() -> dict[str, CheckReport]:
+        gate = asyncio.Semaphore(3)
+
+        async def one(name: str, command: list[str]) -> tuple[str, CheckReport]:
+            words = [w.format(files=files, repo=repo) for w in command]
+            spec = resolve_target(words[0], words[1:], env=env)
+            async with gate:
+                return name, await run_checks(spec, CheckOptions(timeout=20, call_tools=True))
+
+        return dict(await asyncio.gather(*(one(name, command) for name, (command, _, _) in PANEL.items())))
+
+    return asyncio.run(run_all())
+
+
+@pytest.mark.npm
+@pytest.mark.parametrize("name", list(PANEL))
+def test_each_panel_server_gets_its_reviewed_verdicts(panel: dict[str, CheckReport], name: str) -> None:
+    report = panel[name]
+    _, expected, eras = PANEL[name]
+    flagged = {r.id: r.status for r in report.results if r.status in ("fail", "warn", "incomplete")}
+    assert flagged == expected, {r.id: r.detail for r in report.results if r.id in flagged}
+    assert report.exit_code == 0
+    assert report.eras == eras
+    # every warning that comes from a broken MUST says why it only warns
+    assert all(r.check.warns for r in report.results if r.status == "warn" and r.check.level == "MUST")
+
+
+@pytest.mark.npm
+def test_the_panel_skips_only_with_a_reason_and_never_for_an_http_check_on_stdio_by_accident(
+    panel: dict[str, CheckReport],
+) -> None:
+    for name, report in panel.items():
+        skipped: dict[str, Any] = {r.id: r.detail for r in report.results if r.status == "skip"}
+        assert all(skipped.values()), name
+        assert {i for i in HTTP_ONLY if skipped.get(i) != "applies to http servers only"} == set(), name
+        if report.eras.get("legacy") == "2025-11-25" and report.main_era == "legacy":
+            assert skipped["catalogue.stable-order"] == (
+                "a rule of 2026-07-28 and later; this connection speaks 2025-11-25"
+            )
