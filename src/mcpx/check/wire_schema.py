@@ -12,6 +12,7 @@ schema (`TrafficLog.flag`), so any view of the log's problems (the TUI's Problem
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from functools import cache
@@ -183,11 +184,18 @@ class SchemaFlagger:
     The revision is learnt from the traffic itself (an `initialize` result's protocolVersion, a modern
     request's `_meta` version) unless given. `attach(log)` subscribes it (with replay: frames already in
     the log are judged too); problems appear as flags that start with "schema".
+
+    Validation stays off the read path: inside a running event loop each frame is judged in a callback
+    after the one that appended it (`call_soon`), and frames over `max_bytes` are not judged at all (a
+    50 MB result is a problem of size, not of shape).
     """
 
-    def __init__(self, revision: str | None = None, *, client_side: str = "out") -> None:
+    def __init__(
+        self, revision: str | None = None, *, client_side: str = "out", max_bytes: int = 1_000_000
+    ) -> None:
         self.revision = revision
         self.client_side = client_side
+        self.max_bytes = max_bytes
         self.log: TrafficLog | None = None
         self.count = 0
 
@@ -196,10 +204,20 @@ class SchemaFlagger:
         log.subscribe(self, replay=True)
 
     def __call__(self, event: TrafficEvent) -> None:
-        if self.log is None or event.direction == "info":
+        if self.log is None or event.direction == "info" or event.channel == "stderr":
             return
-        self._learn(event)
-        if self.revision is None:
+        self._learn(event)  # cheap, and in order: a later frame's revision may depend on it
+        if self.revision is None or len(event.raw) > self.max_bytes:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.judge(event)
+        else:
+            loop.call_soon(self.judge, event)
+
+    def judge(self, event: TrafficEvent) -> None:
+        if self.log is None or self.revision is None:
             return
         request = self.log[event.request_seq] if event.request_seq is not None else None
         for problem in judge_frame(self.revision, event, request, client_side=self.client_side):
