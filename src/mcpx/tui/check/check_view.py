@@ -34,10 +34,13 @@ MARKS = {
     "pass": ("✓ pass", "green"),
     "fail": ("✗ FAIL", "bold red"),
     "warn": ("! warn", "yellow"),
-    "incomplete": ("? incomplete", "magenta"),
+    "incomplete": ("? open", "magenta"),  # incomplete: not judged (mcpx's own error, a broken connection)
 }
 SKIP_MARK = ("- skip", "dim")
-OWN_CONNECTION = "needs a connection of its own (a fresh process or the other era): run `mcpx check`"
+OWN_CONNECTION = (
+    "needs a connection of its own (a fresh process, the other era, or a rule that may break the "
+    "connection): run `mcpx check`"
+)
 
 
 def runs_here(check: Check, era: str) -> bool:
@@ -63,8 +66,9 @@ Runs `mcpx check` on the connected server: JSON-RPC hygiene, lifecycle, catalogu
 HTTP servers) the HTTP probes, each against the spec rule it quotes. **R** runs the checks (again);
 **Call read-only tools** also calls the tools annotated readOnlyHint. The highlighted row shows its rule
 and what was found; **enter** on a finding jumps the traffic log to the exchange that shows it. Checks
-that need their own connection (a fresh process, the other protocol era) are skipped here: run
-`mcpx check` for them. Checks send real requests, some malformed on purpose: they show in the log.
+that need their own connection (a fresh process, the other protocol era, a rule that may leave the
+connection broken, such as a line that is not JSON) are skipped here: run `mcpx check` for them. Checks
+send real requests: they show in the log.
 """
     BINDING_GROUP_TITLE = "Check"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -169,6 +173,7 @@ that need their own connection (a fresh process, the other protocol era) are ski
             ", ",
             (f"{counts['warn']} warnings", "yellow" if counts["warn"] else ""),
             f", {counts['skip']} skipped",
+            f", {counts['incomplete']} not judged" if counts["incomplete"] else "",
         )
         self.query_one("#check-summary", Static).update(summary)
         rows: list[Option] = []
