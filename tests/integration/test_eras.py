@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shlex
 import subprocess
 import sys
 import time
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import mcpx
+from mcpx.protocol.auto import EraCache
 
 SERVERS = Path(__file__).parent.parent / "servers"
 ASKING = str(SERVERS / "sdk_asking.py")
@@ -139,15 +142,15 @@ def test_a_silent_legacy_server_costs_the_probe_timeout_once() -> None:
 def test_a_wrong_remembered_verdict_is_probed_again(tmp_path: Path) -> None:
     # remember "legacy" for a server that is modern-only: initialize fails, mcpx probes and goes modern
     assert mcpx_call(PROBE, "legacy-32602", "--method", "tools/list").returncode == 0
-    cache = Path(__import__("os").environ["MCPX_CACHE_DIR"]) / "eras.json"
-    data = json.loads(cache.read_text())
-    label = next(iter(data))
-    data[label.replace("legacy-32602", "modern-top")] = {"era": "legacy", "when": 0}
-    cache.write_text(json.dumps(data))
+    cache = EraCache(Path(os.environ["MCPX_CACHE_DIR"]) / "eras.json")
+    # the cache names no server, only a hash of its command line (or URL)
+    assert "legacy-32602" not in cache.path.read_text()
+    modern_top = shlex.join([sys.executable, os.path.abspath(PROBE), "modern-top"])
+    cache.put(modern_top, "legacy")
     proc = mcpx_call(PROBE, "modern-top", "--method", "initialize", "--traffic", "--format", "json")
     assert ok_json(proc)["serverInfo"]["name"] == "modern-modern-top"
     assert "remembered legacy verdict failed" in proc.stderr
-    assert json.loads(cache.read_text())[label.replace("legacy-32602", "modern-top")]["era"] == "modern"
+    assert cache.get(modern_top) == "modern"
 
 
 def test_version_pinning_flags() -> None:

@@ -8,8 +8,9 @@ import pytest
 from mcpx.errors import UsageError
 from mcpx.transports.http_common import answers, check_url, reach_error
 from mcpx.transports.spec import ServerSpec
-from mcpx.transports.tap import TrafficTap, mask_headers, mask_value, secret_names
+from mcpx.transports.tap import TrafficTap
 from mcpx.wire import ErrorResponse, Notification, Response, TrafficLog
+from mcpx.wire.secret_policy import SecretPolicy, mask
 
 
 @pytest.mark.parametrize(
@@ -22,7 +23,7 @@ from mcpx.wire import ErrorResponse, Notification, Response, TrafficLog
     ],
 )
 def test_mask_value(value: str, shown: str) -> None:
-    assert mask_value(value) == shown
+    assert mask(value) == shown
 
 
 def test_mask_headers_covers_the_usual_secrets_and_named_ones() -> None:
@@ -34,13 +35,16 @@ def test_mask_headers_covers_the_usual_secrets_and_named_ones() -> None:
             ("X-Plain", "visible"),
         ]
     )
-    masked = mask_headers(headers, secret_names(["X-Api-Key"]))
+    masked = SecretPolicy(secret_headers=["X-Api-Key"]).headers(headers.multi_items(), request=False)
     assert masked == {
         "authorization": "Bearer ••••1a2b",
         "cookie": "••••",
         "x-api-key": "••••abcd",
         "x-plain": "visible",
     }
+    # sent by mcpx, every header not known to be harmless is masked
+    sent = SecretPolicy().headers(headers.multi_items(), request=True)
+    assert sent["x-plain"] == "••••" and sent["x-api-key"] == "••••abcd"
 
 
 async def test_tap_logs_each_hop_and_when_an_event_stream_closes() -> None:
@@ -50,7 +54,7 @@ async def test_tap_logs_each_hop_and_when_an_event_stream_closes() -> None:
         return httpx.Response(200, headers={"Content-Type": "text/event-stream"}, content=b"data: {}\n\n")
 
     log = TrafficLog()
-    tap = TrafficTap(httpx.MockTransport(answer), log, secret_names(["X-Secret"]))
+    tap = TrafficTap(httpx.MockTransport(answer), log)
     async with httpx.AsyncClient(transport=tap, follow_redirects=True) as client:
         response = await client.post(
             "http://server.test/old", content=b"{}", headers={"X-Secret": "hunter2-hunter2"}
@@ -66,6 +70,7 @@ async def test_tap_logs_each_hop_and_when_an_event_stream_closes() -> None:
     ]
     assert facts[0]["bytes"] == 2 and facts[2]["bytes"] == 2  # the redirected request keeps its body
     assert facts[0]["headers"]["x-secret"] == "••••ter2"
+    assert log.secrets.text("echo hunter2-hunter2") == "echo ••••ter2"  # the tap taught the policy
     assert facts[1]["status"] == 307 and facts[3]["stream"] is True
     assert facts[4]["bytes"] == len(b"data: {}\n\n") and facts[4]["by"] == "server"
 

@@ -20,6 +20,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from mcpx.wire.secret_policy import private_dir
+
 SECRET_FIELDS = frozenset({"access_token", "refresh_token", "id_token", "client_secret"})
 KEYRING_SERVICE = "mcpx-oauth"
 
@@ -79,7 +81,7 @@ class TokenStore:
 
         Taken without blocking the event loop (polled), so two connections of one process never deadlock.
         """
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(self.directory, tighten=True)
         fd = os.open(self.directory / "oauth.lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             try:
@@ -129,7 +131,7 @@ class TokenStore:
         return data if isinstance(data, dict) else {}
 
     def _write(self, data: dict[str, Any]) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(self.directory, tighten=True)
         fd, tmp = tempfile.mkstemp(prefix=".oauth-", dir=self.directory)
         try:
             os.chmod(tmp, 0o600)

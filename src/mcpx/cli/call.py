@@ -12,7 +12,7 @@ from mcpx.cli import options as o
 from mcpx.cli.answers import elicitation_handler, roots_from_flags, sampling_handler
 from mcpx.cli.output import TrafficPrinter, print_result, release_stdout
 from mcpx.cli.recording import Record, RecordingPlan, RecordSecrets
-from mcpx.errors import ConnectError, RequestTimeoutError, RpcError, ToolError, UsageError
+from mcpx.errors import ConnectError, McpxError, RequestTimeoutError, RpcError, ToolError, UsageError
 from mcpx.protocol.client import Client
 from mcpx.protocol.eras import Era
 from mcpx.transports.spec import ServerSpec
@@ -186,16 +186,22 @@ async def _run(
         from mcpx.cli.hints import command_line
 
         exc.message += f"\n(run `{command_line('doctor', spec)}` to walk the connection step by step)"
-        raise
+        raise log.secrets.error(exc) from None
+    except McpxError as exc:
+        await client.close()
+        raise log.secrets.error(exc) from None
     except BaseException:
         await client.close()
         raise
-    async with client:
-        result, is_error = await _send(client, request)
-        print_result(result, fmt)
-        release_stdout()  # the answer is complete: stopping the server comes after, unseen by a pipe
-        if is_error:
-            raise ToolError(_tool_error_message(request.tool_name or "", result), tool=request.tool_name)
+    try:
+        async with client:
+            result, is_error = await _send(client, request)
+            print_result(result, fmt, secrets=log.secrets)
+            release_stdout()  # the answer is complete: stopping the server comes after, unseen by a pipe
+            if is_error:
+                raise ToolError(_tool_error_message(request.tool_name or "", result), tool=request.tool_name)
+    except McpxError as exc:
+        raise log.secrets.error(exc) from None
     return 0
 
 

@@ -92,7 +92,7 @@ def is_recording(target: str) -> bool:
         return False
 
 
-async def _snapshot(side: Any) -> Any:
+async def _snapshot(side: Any, secrets: Any) -> Any:
     from mcpx.record.catalog import from_client, from_recording
 
     if not isinstance(side, o.ConnectionOptions):
@@ -101,21 +101,25 @@ async def _snapshot(side: Any) -> Any:
     from mcpx.wire.traffic import TrafficLog
 
     spec = side.spec()
-    client = Client(spec.open(TrafficLog()), era=side.era(spec), timeout=side.request_timeout)
+    # both live servers share one policy: what either was given is masked in the whole report
+    client = Client(spec.open(TrafficLog(secrets=secrets)), era=side.era(spec), timeout=side.request_timeout)
     async with client:
         return await from_client(client, spec.label)
 
 
 async def _diff(sides: list[Any], patterns: Any, fmt: str) -> int:
     from mcpx.record.catalog import compare
+    from mcpx.wire.secret_policy import SecretPolicy
 
-    first = await _snapshot(sides[0])
-    second = await _snapshot(sides[1])
+    secrets = SecretPolicy()
+    first = await _snapshot(sides[0], secrets)
+    second = await _snapshot(sides[1], secrets)
     result = compare(first, second, patterns)
     if fmt == "json":
-        sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False, default=repr) + "\n")
+        out = json.dumps(secrets.value(result.to_json()), ensure_ascii=False, default=repr)
     else:
-        sys.stdout.write(escape_controls("\n".join(render(result))) + "\n")
+        out = escape_controls(secrets.text("\n".join(render(result))))
+    sys.stdout.write(out + "\n")
     sys.stdout.flush()
     return DRIFT_EXIT if result.differs else 0
 

@@ -36,6 +36,7 @@ def command(
 async def _serve(recording: Any, quiet: bool) -> int:
     from mcpx.record.mock import MockServer
     from mcpx.transports.stdio_server import StdioServerTransport
+    from mcpx.wire.secret_policy import RULES
     from mcpx.wire.traffic import TrafficLog
 
     log = TrafficLog()
@@ -43,7 +44,7 @@ async def _serve(recording: Any, quiet: bool) -> int:
 
     def say(text: str) -> None:
         if not quiet:
-            sys.stderr.write(f"mcpx mock: {escape_controls(text)}\n")
+            sys.stderr.write(f"mcpx mock: {escape_controls(RULES.text(text))}\n")
             sys.stderr.flush()
 
     for problem in recording.problems:

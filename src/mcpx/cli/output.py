@@ -11,13 +11,16 @@ from typing import Any, TextIO
 
 from mcpx.errors import McpxError
 from mcpx.wire.controls import escape_controls, escape_json_controls
+from mcpx.wire.secret_policy import RULES, SecretPolicy
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 _ARROWS = {"out": "→", "in": "←", "info": "•"}
 
 
-def print_result(result: Any, fmt: str, out: TextIO | None = None) -> None:
+def print_result(result: Any, fmt: str, out: TextIO | None = None, secrets: SecretPolicy = RULES) -> None:
+    """A result on stdout, its secrets masked by the session's policy (as `--traffic` and recordings)."""
     stream = out or sys.stdout
+    result = secrets.value(result)
     if fmt == "json":
         stream.write(json.dumps({"result": result}, ensure_ascii=False, separators=(",", ":")) + "\n")
     else:
@@ -53,6 +56,7 @@ def release_stdout() -> None:
 def print_error(error: McpxError, fmt: str, err: TextIO | None = None) -> None:
     """The human sentence (text format), then one JSON line: always the last line on stderr."""
     stream = err or sys.stderr
+    RULES.error(error)  # URL userinfo, credentials by their shape (the session masked what it knew)
     if fmt != "json":
         stream.write(f"mcpx: {escape_controls(error.message)}\n")
     try:
@@ -69,6 +73,7 @@ class TrafficPrinter:
     def __init__(self, log: TrafficLog, stream: TextIO | None = None) -> None:
         self.log = log
         self.stream = stream or sys.stderr
+        self.secrets = log.secrets
 
     def attach(self) -> None:
         self.log.subscribe(self)
@@ -77,16 +82,17 @@ class TrafficPrinter:
     def flagged(self, event: TrafficEvent, problem: str) -> None:
         """A problem found after the event was printed (a late answer, a failed handler)."""
         when = f"+{self.log.elapsed(event):.3f}s"
-        self.stream.write(f"{when} ! {escape_controls(problem)} (event #{event.seq})\n")
+        self.stream.write(f"{when} ! {escape_controls(self.secrets.text(problem))} (event #{event.seq})\n")
 
     def __call__(self, event: TrafficEvent) -> None:
         when = f"+{self.log.elapsed(event):.3f}s"
+        raw = self.secrets.text(event.raw)  # the log keeps the bytes; what is shown is masked
         if event.channel == "stderr":
-            line = f"{when} stderr| {event.raw}"
+            line = f"{when} stderr| {raw}"
         else:
-            line = f"{when} {_ARROWS[event.direction]} {event.raw}"
+            line = f"{when} {_ARROWS[event.direction]} {raw}"
         for flag in event.flags:
-            line += f"\n{when} ! {flag}"
+            line += f"\n{when} ! {self.secrets.text(flag)}"
         self.stream.write(escape_controls(line) + "\n")
 
 

@@ -48,10 +48,20 @@ def command(
     probe_timeout: o.ProbeTimeout = 2.0,
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List unchanged requests too.")] = False,
+    check_secrets: Annotated[
+        bool,
+        typer.Option(
+            "--check-secrets",
+            help="List values in FILE that still look like secrets (exit 6 if any): run before sharing it.",
+        ),
+    ] = False,
 ) -> None:
     """Open a recording in the TUI, or replay it against a server and report changes (exit 7 on drift)."""
     from mcpx.cli.main import execute
 
+    if check_secrets:
+        execute(fmt, lambda: _exit_with(_check_secrets(file, fmt)))
+        return
     if against is None and not server_args and fmt == "text" and sys.stdout.isatty():
         raise typer.Exit(_open_tui(file))
 
@@ -133,6 +143,35 @@ def _open_tui(file: str) -> int:
         return exc.exit_code
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)
+
+
+SECRETS_FOUND_EXIT = 6
+
+
+async def _exit_with(code: int) -> int:
+    return code
+
+
+def _check_secrets(file: str, fmt: str) -> int:
+    """`--check-secrets`: every value that looks like a secret, by line; exit 6 when there is one."""
+    import os
+
+    from mcpx.record.secret_check import check_file
+
+    o.check_format(fmt)
+    if not os.path.isfile(file):
+        raise UsageError(f"no recording at {file!r}")
+    findings = check_file(file)
+    if fmt == "json":
+        sys.stdout.write(json.dumps({"findings": [f.to_json() for f in findings]}) + "\n")
+    elif findings:
+        lines = [f"{file}: {len(findings)} value(s) look like secrets:"]
+        lines += [f"  {finding.describe()}" for finding in findings]
+        lines.append("Mask or remove them before sharing the file (see docs/security.md).")
+        sys.stdout.write("\n".join(lines) + "\n")
+    else:
+        sys.stdout.write(f"{file}: nothing that looks like a secret\n")
+    return SECRETS_FOUND_EXIT if findings else 0
 
 
 async def _describe(recording: Any, fmt: str) -> int:

@@ -18,6 +18,7 @@ timeout once, and re-probed when it proves wrong. Every step is an `info` event 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import time
@@ -30,12 +31,14 @@ from mcpx.protocol.eras import Answer, ClientIdentity, Era, LegacyEra, Opened, R
 from mcpx.protocol.modern import ModernEra, is_modern_evidence
 from mcpx.protocol.peer import Peer
 from mcpx.transports.base import HeaderMirroring
+from mcpx.wire.secret_policy import write_private
 
 DEFAULT_PROBE_TIMEOUT = 2.0
 
 
 class EraCache:
-    """Verdicts per server key in a small JSON file (the user's cache directory by default)."""
+    """Verdicts per server in a small JSON file (the user's cache directory by default), keyed by a hash
+    of the server's key: the file names no URL or command line, so none of their secrets."""
 
     def __init__(self, path: Path | None = None) -> None:
         if path is None:
@@ -47,6 +50,10 @@ class EraCache:
             path = Path(base) / "eras.json"
         self.path = path
 
+    @staticmethod
+    def hashed(key: str) -> str:
+        return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
     def _load(self) -> dict[str, Any]:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
@@ -55,26 +62,23 @@ class EraCache:
         return data if isinstance(data, dict) else {}
 
     def get(self, key: str) -> str | None:
-        entry = self._load().get(key)
+        entry = self._load().get(self.hashed(key))
         era = entry.get("era") if isinstance(entry, dict) else None
         return era if era in ("legacy", "modern") else None
 
     def put(self, key: str, era: str) -> None:
         data = self._load()
-        data[key] = {"era": era, "when": time.time()}
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
-            tmp.replace(self.path)
-        except OSError:
-            pass  # a cache that cannot be written only costs a probe next time
+        data[self.hashed(key)] = {"era": era, "when": time.time()}
+        self._save(data)
 
     def forget(self, key: str) -> None:
         data = self._load()
-        if data.pop(key, None) is not None:
-            with contextlib.suppress(OSError):
-                self.path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        if data.pop(self.hashed(key), None) is not None:
+            self._save(data)
+
+    def _save(self, data: dict[str, Any]) -> None:
+        with contextlib.suppress(OSError):  # a cache that cannot be written only costs a probe next time
+            write_private(self.path, json.dumps(data, indent=1), tighten=True)
 
 
 class AutoEra:

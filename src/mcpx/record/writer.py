@@ -27,8 +27,8 @@ from typing import Any
 
 from mcpx.__about__ import __version__
 from mcpx.record.format import SUFFIX, dumps, event_obj, header_obj
-from mcpx.record.redact import Redactor, mask_env, mask_headers
 from mcpx.transports.spec import ServerSpec
+from mcpx.wire.secret_policy import SecretPolicy, private_dir
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 ErrorCallback = Callable[[OSError], None]
@@ -45,9 +45,8 @@ class Recorder:
         header: dict[str, Any],
         *,
         started_mono: float,
-        redactor: Redactor | None,
+        redactor: SecretPolicy | None,
         on_error: ErrorCallback | None = None,
-        private: bool = False,
     ) -> None:
         self.path = Path(path)
         self.redactor = redactor
@@ -59,15 +58,17 @@ class Recorder:
         self._pending: list[TrafficEvent] = []
         self._scheduled = False
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+        # masked or not, a recording holds a session's traffic: its owner's alone (0600), even when the
+        # file existed with a wider mode
         try:
-            self._fd: int | None = os.open(self.path, flags, 0o600 if private else 0o666)
+            self._fd: int | None = os.open(self.path, flags, 0o600)
+            if self.path.is_file():
+                os.fchmod(self._fd, 0o600)
         except OSError as exc:
             from mcpx.errors import UsageError
 
             why = exc.strerror or str(exc)
             raise UsageError(f"cannot write the recording {str(self.path)!r}: {why}") from None
-        if private:
-            os.chmod(self.path, 0o600)  # the file may have existed with a wider mode
         self._write(dumps(header))
 
     # -- the tap -------------------------------------------------------------------------------------
@@ -156,7 +157,7 @@ class Recorder:
         self.close()
 
 
-def target_info(spec: ServerSpec, redactor: Redactor | None) -> dict[str, Any]:
+def target_info(spec: ServerSpec, redactor: SecretPolicy | None) -> dict[str, Any]:
     """What the header says about the server: how it was started or reached (secrets masked)."""
 
     def text(value: str) -> str:
@@ -166,14 +167,14 @@ def target_info(spec: ServerSpec, redactor: Redactor | None) -> dict[str, Any]:
     if spec.command is not None:
         info["command"] = [text(word) for word in spec.command]
     if spec.url is not None:
-        info["url"] = text(spec.url)
+        info["url"] = redactor.url(spec.url) if redactor is not None else spec.url
     if spec.cwd:
-        info["cwd"] = spec.cwd
+        info["cwd"] = text(spec.cwd)
     if spec.env:
-        info["env"] = mask_env(spec.env) if redactor is not None else dict(spec.env)
+        info["env"] = redactor.env(spec.env) if redactor is not None else dict(spec.env)
     if spec.headers:
         headers = dict(spec.headers)
-        info["headers"] = mask_headers(headers, redactor.secret_headers) if redactor is not None else headers
+        info["headers"] = redactor.headers(headers, request=True) if redactor is not None else headers
     if spec.name:
         info["name"] = spec.name
     if spec.source:
@@ -182,7 +183,7 @@ def target_info(spec: ServerSpec, redactor: Redactor | None) -> dict[str, Any]:
 
 
 def _header(
-    log: TrafficLog, spec: ServerSpec, era: str, protocol_version: str | None, redactor: Redactor | None
+    log: TrafficLog, spec: ServerSpec, era: str, protocol_version: str | None, redactor: SecretPolicy | None
 ) -> dict[str, Any]:
     transport = spec.transport
     if transport == "auto":
@@ -198,6 +199,14 @@ def _header(
     )
 
 
+def _policy(log: TrafficLog, spec: ServerSpec, record_secrets: bool) -> SecretPolicy | None:
+    """The log's own secret policy (what the live views mask), taught this server's secrets."""
+    if record_secrets:
+        return None
+    spec.teach(log)
+    return log.secrets
+
+
 def start_recording(
     path: str | os.PathLike[str],
     log: TrafficLog,
@@ -211,16 +220,15 @@ def start_recording(
     """Write a recording of `log` to `path`, from the events it already holds to the end of the session.
 
     `era` is the era asked for (`auto` until the connection chose; the reader finds the chosen one in
-    the traffic). With `record_secrets`, nothing is masked and the file is made readable by its owner only.
+    the traffic). With `record_secrets`, nothing is masked. The file is readable by its owner only (0600).
     """
-    redactor = None if record_secrets else Redactor.for_target(spec.env, spec.headers, spec.secret_headers)
+    redactor = _policy(log, spec, record_secrets)
     recorder = Recorder(
         path,
         _header(log, spec, era, protocol_version, redactor),
         started_mono=log.started_mono,
         redactor=redactor,
         on_error=on_error,
-        private=record_secrets,
     )
     return recorder.attach(log)
 
@@ -238,13 +246,12 @@ def write_recording(
     as `start_recording` masks; returns the number of events written. Safe to run in a thread while the
     log grows: it reads only the events that were there when it was called."""
     count = len(log) if count is None else min(count, len(log))
-    redactor = None if record_secrets else Redactor.for_target(spec.env, spec.headers, spec.secret_headers)
+    redactor = _policy(log, spec, record_secrets)
     recorder = Recorder(
         path,
         _header(log, spec, era, None, redactor),
         started_mono=log.started_mono,
         redactor=redactor,
-        private=record_secrets,
     )
     try:
         for start in range(0, count, MAX_PENDING):
@@ -262,8 +269,7 @@ def write_recording(
 
 def recording_path(directory: str | os.PathLike[str], label: str, when: float | None = None) -> Path:
     """A new file name in `directory` (made if missing) for a session with `label`."""
-    folder = Path(directory).expanduser()
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = private_dir(directory)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(when if when is not None else time.time()))
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", os.path.basename(label.split(" ")[-1] if label else "server"))
     slug = slug.strip("-.")[:40] or "server"

@@ -5,6 +5,7 @@ and the peer drains, and the one-sentence errors for what a user hits (refused, 
 from __future__ import annotations
 
 import asyncio
+import os
 import urllib.request
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ import httpx
 
 from mcpx.__about__ import __version__
 from mcpx.errors import AuthRequiredError, ConnectError, McpxError, ProtocolError, UsageError
-from mcpx.transports.tap import TrafficTap, secret_names
+from mcpx.transports.tap import TrafficTap
 from mcpx.wire import (
     Decoded,
     ErrorResponse,
@@ -26,6 +27,7 @@ from mcpx.wire import (
     TrafficLog,
     decode,
 )
+from mcpx.wire.secret_policy import HARMLESS_HEADERS, mask_url
 
 # Connecting gets a bound; reading does not, since an answer may wait on a tool that runs for minutes or on
 # a human (the request's own timeout, kept by the peer, is the bound that matters there).
@@ -38,6 +40,12 @@ PREVIEW_BYTES = 2048
 JSON_TYPES = ("application/json",)
 
 
+#: `MCPX_ALLOW_CROSS_ORIGIN_REDIRECTS=1`: follow a POST redirected to another origin (without credentials)
+ALLOW_CROSS_ORIGIN = "MCPX_ALLOW_CROSS_ORIGIN_REDIRECTS"
+#: what a request to another origin than the one the user named may still carry
+_PORTABLE_HEADERS = HARMLESS_HEADERS - {"mcp-session-id", "last-event-id"}
+
+
 def client_for(
     url: str,
     traffic: TrafficLog,
@@ -46,23 +54,60 @@ def client_for(
     inner: httpx.AsyncBaseTransport | None = None,
     auth: httpx.Auth | None = None,
     timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+    cross_origin_redirects: bool | None = None,
 ) -> httpx.AsyncClient:
     """An httpx client whose every hop passes the traffic tap.
 
     httpx would route proxied URLs through transports of its own, past the tap, so the proxy is chosen
     here from the environment (HTTP(S)_PROXY, NO_PROXY) and given to the tapped transport instead.
+
+    Redirects: httpx strips only Authorization (and re-builds Cookie) when a redirect leaves the origin, so
+    a user's `X-Api-Key` and the POSTed body would follow. Here a request to any origin other than `url`'s
+    carries only harmless headers, and a POST redirected to another origin is refused in one sentence
+    unless `cross_origin_redirects` (default: `$MCPX_ALLOW_CROSS_ORIGIN_REDIRECTS`) says to follow it.
     """
     if inner is None:
         inner = httpx.AsyncHTTPTransport(proxy=_proxy_for(url), trust_env=True, retries=0)
+    traffic.secrets.name_headers(secret_headers)
+    if cross_origin_redirects is None:
+        cross_origin_redirects = os.environ.get(ALLOW_CROSS_ORIGIN, "") not in ("", "0")
+    home = _origin(httpx.URL(url))
+
+    async def strip_for_other_origins(request: httpx.Request) -> None:
+        if _origin(request.url) != home:
+            for name in [n for n in request.headers if n.lower() not in _PORTABLE_HEADERS]:
+                del request.headers[name]
+
+    async def refuse_cross_origin_posts(response: httpx.Response) -> None:
+        request = response.request
+        if not response.has_redirect_location or request.method != "POST" or cross_origin_redirects:
+            return
+        target = request.url.join(response.headers["location"])
+        if _origin(target) != _origin(request.url):
+            raise ConnectError(
+                f"{mask_url(str(request.url))} redirected a POST to another origin "
+                f"({target.scheme}://{target.netloc.decode('ascii', 'replace')}), which mcpx does not "
+                f"follow so that neither the request nor your credentials go there "
+                f"({ALLOW_CROSS_ORIGIN}=1 follows it, without credentials)",
+                url=mask_url(str(request.url)),
+                location=mask_url(str(target)),
+            )
+
     return httpx.AsyncClient(
-        transport=TrafficTap(inner, traffic, secret_names(secret_headers)),
+        transport=TrafficTap(inner, traffic),
         auth=auth,
         timeout=timeout,
         follow_redirects=True,
         max_redirects=MAX_REDIRECTS,
         trust_env=False,
         headers={"User-Agent": f"mcpx/{__version__}"},
+        event_hooks={"request": [strip_for_other_origins], "response": [refuse_cross_origin_posts]},
     )
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    default = {"http": 80, "https": 443}.get(url.scheme)
+    return (url.scheme, url.host, url.port or default)
 
 
 def tapped_transport(
@@ -75,7 +120,8 @@ def tapped_transport(
     """The tapped httpx transport `client_for` uses, for clients built elsewhere (the OAuth client)."""
     if inner is None:
         inner = httpx.AsyncHTTPTransport(proxy=_proxy_for(url), trust_env=True, retries=0)
-    return TrafficTap(inner, traffic, secret_names(secret_headers))
+    traffic.secrets.name_headers(secret_headers)
+    return TrafficTap(inner, traffic)
 
 
 def _proxy_for(url: str) -> str | None:

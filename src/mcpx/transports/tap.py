@@ -6,80 +6,25 @@ auth retry — shows as its own request/response pair. It never decodes or rewri
 bytes of event streams as they pass and says when a stream closed and who closed it. The JSON-RPC frames
 themselves are logged by the transports from the very bytes they read.
 
-Secrets never reach the log in clear: Authorization, Proxy-Authorization, Cookie, Set-Cookie and any header
-the user names as secret are masked (`Bearer ••••1a2b`), and so are OAuth secrets in URLs — the `code`
-of an authorization redirect (in a URL or a `Location` header), verifiers, tokens, client secrets.
+Secrets never reach the log's facts in clear: request headers are masked unless known to be harmless, and
+Set-Cookie and the headers the user names as secret in responses (`Bearer ••••1a2b`); URLs lose their
+userinfo and secret query values (the `code` of an authorization redirect, in a URL or a `Location`
+header). Each masked request header value becomes a secret the session's policy knows, so a server that
+echoes it back is masked too. The rules are `mcpx.wire.secret_policy`'s.
 """
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 
 from mcpx.wire import TrafficLog
+from mcpx.wire.secret_policy import mask_url
 
-SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
-#: query parameters (and form fields) whose values are secrets: OAuth codes, verifiers, tokens, secrets
-SECRET_PARAMS = frozenset(
-    {
-        "code",
-        "code_verifier",
-        "access_token",
-        "refresh_token",
-        "id_token",
-        "client_secret",
-        "token",
-        "assertion",
-        "client_assertion",
-        "subject_token",
-        "password",
-    }
-)
-_MASK = "••••"
-_SECRET_PARAM = re.compile(
-    r"(?P<lead>[?&#]|^)(?P<name>"
-    + "|".join(sorted(SECRET_PARAMS, key=len, reverse=True))
-    + r")=(?P<value>[^&#\s]*)"
-)
-
-
-def mask_url(url: str) -> str:
-    """A URL (or a form body) with the values of secret parameters masked: `?code=••••` ."""
-    if "=" not in url:
-        return url
-
-    def masked(match: re.Match[str]) -> str:
-        value = match.group("value")
-        return f"{match.group('lead')}{match.group('name')}={mask_value(value) if value else ''}"
-
-    return _SECRET_PARAM.sub(masked, url)
-
-
-def mask_value(value: str) -> str:
-    """`Bearer abcdef…1a2b` → `Bearer ••••1a2b`; short secrets show nothing of themselves."""
-    scheme, sep, secret = value.partition(" ")
-    if not sep or not scheme.isalpha():
-        scheme, secret = "", value
-    # four characters of a long secret help tell tokens apart; of a short one they give too much away
-    tail = secret[-4:] if len(secret) >= 12 else ""
-    return f"{scheme} {_MASK}{tail}" if scheme else f"{_MASK}{tail}"
-
-
-def mask_headers(headers: httpx.Headers, secret: frozenset[str] = SECRET_HEADERS) -> dict[str, str]:
-    """Headers as a plain dict (lower-case names, repeated headers joined) with secret values masked."""
-    out: dict[str, str] = {}
-    for name, value in headers.multi_items():
-        shown = mask_value(value) if name in secret else mask_url(value) if name == "location" else value
-        out[name] = f"{out[name]}, {shown}" if name in out else shown
-    return out
-
-
-def secret_names(extra: Iterable[str] = ()) -> frozenset[str]:
-    return SECRET_HEADERS | {name.strip().lower() for name in extra}
+__all__ = ["TrafficTap", "is_event_stream", "mask_url"]
 
 
 def is_event_stream(response: httpx.Response) -> bool:
@@ -90,20 +35,22 @@ def is_event_stream(response: httpx.Response) -> bool:
 class TrafficTap(httpx.AsyncBaseTransport):
     """Wrap `inner` and log each request, response (status, headers, timing) and event-stream close."""
 
-    def __init__(
-        self, inner: httpx.AsyncBaseTransport, traffic: TrafficLog, secret: frozenset[str] = SECRET_HEADERS
-    ) -> None:
+    def __init__(self, inner: httpx.AsyncBaseTransport, traffic: TrafficLog) -> None:
         self.inner = inner
         self.traffic = traffic
-        self.secret = secret
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        method, url = request.method, mask_url(str(request.url))
+        policy = self.traffic.secrets
+        # what this request carries (a token the OAuth flow just got, a custom header) is known before
+        # anything is logged, so no view ever sees it echoed in clear
+        policy.learn_headers(request.headers.multi_items())
+        policy.learn_url(str(request.url))
+        method, url = request.method, policy.url(str(request.url))
         facts: dict[str, Any] = {
             "event": "http-request",
             "method": method,
             "url": url,
-            "headers": mask_headers(request.headers, self.secret),
+            "headers": policy.headers(request.headers.multi_items(), request=True),
         }
         if isinstance(request.stream, httpx.ByteStream):
             # a redirected request has its body only as a stream (request.content would raise)
@@ -135,7 +82,7 @@ class TrafficTap(httpx.AsyncBaseTransport):
             method=method,
             url=url,
             status=response.status_code,
-            headers=mask_headers(response.headers, self.secret),
+            headers=policy.headers(response.headers.multi_items(), request=False),
             elapsed_ms=elapsed_ms,
             stream=streaming,
         )

@@ -29,6 +29,7 @@ from mcpx.wire.jsonrpc import (
     Response,
     decode,
 )
+from mcpx.wire.secret_policy import SecretPolicy
 
 if TYPE_CHECKING:
     from mcpx.wire.spill import ColdEvents
@@ -105,6 +106,9 @@ class TrafficLog:
     Once more than `keep` events (or `keep_bytes` of raw text) are held, the oldest quarter spill to
     `cold` (a temporary file unless given; `keep=None` never spills). A spilled event read back is a new
     object each time it leaves the read cache: hold seqs, not events, across a long session.
+
+    `secrets` is the session's secret policy: the log keeps exact bytes, and every view or file that shows
+    them masks through it (transports teach it the secret values they are given or see).
     """
 
     def __init__(
@@ -112,6 +116,7 @@ class TrafficLog:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         *,
+        secrets: SecretPolicy | None = None,
         keep: int | None = KEEP_EVENTS,
         keep_bytes: int = KEEP_BYTES,
         cold: ColdEvents | None = None,
@@ -134,6 +139,7 @@ class TrafficLog:
         self.started_mono = clock()
         self.started_wall = wall()
         self.listener_errors: list[BaseException] = []
+        self.secrets = secrets if secrets is not None else SecretPolicy()
 
     # -- reading -------------------------------------------------------------------------------------
     def __len__(self) -> int:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcpx.wire.secret_policy import write_private
+
 
 def data_dir() -> Path:
     base = os.environ.get("MCPX_DATA_DIR")
@@ -101,11 +103,9 @@ class SavedCalls:
         self.write()
 
     def write(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(
             {"server": self.server, "calls": [c.to_json() for c in self.calls]}, ensure_ascii=False, indent=2
         )
-        temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(text + "\n", "utf-8")
-        os.replace(temporary, self.path)
+        # arguments may hold what a user typed into a password field: the owner's eyes only
+        write_private(self.path, text + "\n", tighten=True)
         self.problem = None

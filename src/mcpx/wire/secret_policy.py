@@ -1,0 +1,401 @@
+"""One secret policy: what mcpx masks wherever it shows or stores traffic (DESIGN.md, "No leaked secrets").
+
+It sits on the lowest floor so every view and every file uses the same rules: the HTTP tap (header facts),
+the CLI's `--traffic`, the TUI, recordings, replay/diff/mock output, caches and error messages. The traffic
+log keeps the exact bytes that crossed the wire; each `TrafficLog` carries one `SecretPolicy` (`log.secrets`)
+that knows the session's secret values, and views mask what they show through it. So the live screens mask
+exactly what a recording masks, and a view may still reveal a frame on purpose.
+
+What is masked:
+
+- request headers, except a short list of names known to be harmless (`HARMLESS_HEADERS`; `Mcp-Session-Id`
+  is shown shortened); in responses, Set-Cookie and any header the user named secret;
+- known secret values wherever they appear — in raw frames, stderr lines, facts, results: the values of
+  masked request headers (and the token without its `Bearer ` scheme), URL userinfo and secret-looking query
+  values, the env values a server is started with whose names look secret (passed with `-e` or inherited);
+  also their JSON-escaped (once and twice: JSON text inside a JSON string) and URL-encoded spellings;
+- OAuth tokens, codes, verifiers and client secrets by their names, in JSON (also escaped inside JSON text),
+  forms and URLs, and `Bearer …` / `Basic …` credentials anywhere;
+- in URLs: the userinfo is dropped and secret-looking query values are masked.
+
+A masked value keeps its last four characters when it is long enough to spare them (`Bearer ••••1a2b`), to
+tell two tokens apart. Text joined from several pieces (content items) is masked after joining, so a
+secret split across items is caught where a view shows it whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, quote_plus, unquote, urlsplit, urlunsplit
+
+MASK = "••••"
+#: request headers shown as they are: they carry no credential (everything else is masked)
+HARMLESS_HEADERS = frozenset(
+    {
+        "accept",
+        "accept-encoding",
+        "accept-language",
+        "cache-control",
+        "connection",
+        "content-encoding",
+        "content-length",
+        "content-type",
+        "host",
+        "last-event-id",
+        "mcp-method",
+        "mcp-name",
+        "mcp-protocol-version",
+        "mcp-session-id",
+        "pragma",
+        "te",
+        "transfer-encoding",
+        "user-agent",
+    }
+)
+#: `Mcp-Param-{Name}` headers mirror tool arguments that the body shows anyway
+HARMLESS_PREFIXES = ("mcp-param-",)
+#: headers whose values are credentials in either direction
+CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+SHORTENED_HEADERS = frozenset({"mcp-session-id"})
+#: JSON fields (and form fields) holding OAuth secrets and passwords
+SECRET_FIELDS = (
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "client_secret",
+    "code_verifier",
+    "client_assertion",
+    "registration_access_token",
+    "device_code",
+    "subject_token",
+    "password",
+    "api_key",
+    "apikey",
+)
+#: a query parameter whose value is a secret: api_key, key, token, access_token, secret, password, sig, code…
+_SECRET_PARAM_NAME = re.compile(
+    r"^(?:.*[_.-])?(?:api_?key|key|token|secret|password|passwd|pwd|sig|signature|code|code_verifier"
+    r"|verifier|assertion|credentials?|auth)$",
+    re.IGNORECASE,
+)
+#: an environment variable whose name says it holds a secret (API_TOKEN, OPENAI_API_KEY, DB_PASSWORD)
+_SECRET_ENV_NAME = re.compile(r"TOKEN|SECRET|KEY|PASSWORD|PASSWD|CREDENTIAL|PASSPHRASE", re.IGNORECASE)
+_FIELDS = "|".join(SECRET_FIELDS)
+_JSON_FIELD = re.compile(rf'("(?:{_FIELDS})"\s*:\s*")((?:[^"\\]|\\.)*)(")', re.IGNORECASE)
+# the same inside JSON text carried in a JSON string: \"access_token\": \"…\" (any depth of escaping)
+_ESCAPED_FIELD = re.compile(rf'(\\+"(?:{_FIELDS})\\+"\s*:\s*\\+")([^"\\]*)', re.IGNORECASE)
+_FORM_FIELD = re.compile(rf"(\b(?:{_FIELDS})=)([^&\s\"'\\]+)", re.IGNORECASE)
+_CREDENTIAL = re.compile(r"(\b(?:Bearer|Basic)\s+)([A-Za-z0-9\-._~+/]{6,}=*)", re.IGNORECASE)
+_QUERY_PAIR = re.compile(r"(?P<lead>[?&;#]|^)(?P<name>[^=&;#\s]+)=(?P<value>[^&;#\s\"'<>]*)")
+_URL = re.compile(r"\bhttps?://[^\s\"'<>\\]+", re.IGNORECASE)
+_TAIL_OK = re.compile(r"[A-Za-z0-9._~+/=-]{4}")
+#: known secret values shorter than this are not hunted in text (too many false hits)
+MIN_LITERAL = 6
+
+
+def mask(value: str) -> str:
+    """`Bearer abcdef…1a2b` → `Bearer ••••1a2b`; short secrets show nothing of themselves."""
+    if MASK in value:
+        return value  # masked already
+    scheme, sep, secret = value.partition(" ")
+    if not sep or not scheme.isalpha():
+        scheme, secret = "", value
+    # four characters of a long secret help tell tokens apart; of a short one they give too much away
+    tail = secret[-4:] if len(secret) >= 12 and _TAIL_OK.fullmatch(secret[-4:]) else ""
+    return f"{scheme} {MASK}{tail}" if scheme else f"{MASK}{tail}"
+
+
+def shorten(value: str) -> str:
+    """A session id, enough of it to tell sessions apart: `3f2a9c1e…`."""
+    return value if len(value) <= 12 else value[:8] + "…"
+
+
+def looks_secret(name: str) -> bool:
+    """An environment variable (or config key) whose name says it holds a secret."""
+    return bool(_SECRET_ENV_NAME.search(name))
+
+
+def secret_param(name: str) -> bool:
+    """A URL query parameter (or form field) whose value is a secret."""
+    return bool(_SECRET_PARAM_NAME.match(unquote(name)))
+
+
+def harmless_header(name: str) -> bool:
+    low = name.lower()
+    return low in HARMLESS_HEADERS or low.startswith(HARMLESS_PREFIXES)
+
+
+def mask_query(text: str) -> str:
+    """`a=1&api_key=XYZ` → `a=1&api_key=••••` (a query string or a form body; other bytes kept)."""
+    if "=" not in text:
+        return text
+
+    def masked(match: re.Match[str]) -> str:
+        name, value = match.group("name"), match.group("value")
+        if value and MASK not in value and secret_param(name):
+            value = mask(unquote(value))
+        return f"{match.group('lead')}{name}={value}"
+
+    return _QUERY_PAIR.sub(masked, text)
+
+
+def mask_url(url: str) -> str:
+    """A URL without its userinfo and with secret-looking query values masked (a bare query string or
+    form body gets its secret values masked)."""
+    if "://" not in url:
+        return mask_query(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return mask_query(url)
+    netloc = parts.netloc.rpartition("@")[2] if "@" in parts.netloc else parts.netloc
+    query = mask_query(parts.query) if parts.query else parts.query
+    fragment = mask_query(parts.fragment) if "=" in parts.fragment else parts.fragment
+    if netloc == parts.netloc and query == parts.query and fragment == parts.fragment:
+        return url
+    return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+
+
+def url_secrets(url: str) -> list[str]:
+    """The secret values a URL carries: its userinfo's password (and user) and secret query values."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
+    found: list[str] = []
+    if parts.password:
+        found.append(unquote(parts.password))
+    if parts.username and parts.password:
+        found.append(unquote(parts.username) + ":" + unquote(parts.password))
+    for source in (parts.query, parts.fragment):
+        for match in _QUERY_PAIR.finditer(source):
+            if match.group("value") and secret_param(match.group("name")):
+                found.append(unquote(match.group("value")))
+    return found
+
+
+def spellings(value: str) -> set[str]:
+    """How a value may be written in traffic: as is, JSON-escaped (once, twice), URL-encoded."""
+    once = json.dumps(value)[1:-1]
+    forms = {value, once, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(once)[1:-1]}
+    forms.update({quote(value, safe=""), quote_plus(value, safe="")})
+    return {form for form in forms if len(form) >= MIN_LITERAL}
+
+
+def _hinted(low: str) -> bool:
+    """A cheap first look: most frames hold none of these words and skip the regexes."""
+    return (
+        "_token" in low
+        or "secret" in low
+        or "bearer" in low
+        or "basic" in low
+        or "verifier" in low
+        or "assertion" in low
+        or "password" in low
+        or "apikey" in low
+        or "api_key" in low
+        or "device_code" in low
+    )
+
+
+class SecretPolicy:
+    """The masking rules plus the secret values this session knows (`literals`)."""
+
+    def __init__(self, literals: Iterable[str] = (), secret_headers: Iterable[str] = ()) -> None:
+        self._literals: set[str] = set()
+        self._ordered: list[str] = []
+        self.secret_headers: frozenset[str] = CREDENTIAL_HEADERS
+        self.add(*literals)
+        self.name_headers(secret_headers)
+
+    # -- learning ------------------------------------------------------------------------------------
+    @property
+    def literals(self) -> list[str]:
+        """Every spelling of every known secret, longest first."""
+        return list(self._ordered)
+
+    def add(self, *values: str) -> None:
+        """Know these secret values (each in all its spellings) from now on."""
+        new = False
+        for value in values:
+            if not isinstance(value, str) or len(value) < MIN_LITERAL or MASK in value:
+                continue
+            for form in spellings(value):
+                if form not in self._literals:
+                    self._literals.add(form)
+                    new = True
+        if new:
+            self._ordered = sorted(self._literals, key=len, reverse=True)
+
+    def name_headers(self, names: Iterable[str]) -> None:
+        """Header names the user calls secret (`--secret-header`): masked in both directions."""
+        self.secret_headers = self.secret_headers | {n.strip().lower() for n in names if n.strip()}
+
+    def learn_headers(self, headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
+        """Request headers: every value not on the harmless list is a secret from now on."""
+        items = headers.items() if isinstance(headers, Mapping) else headers
+        for name, value in items:
+            if not isinstance(value, str):
+                continue
+            if not harmless_header(name) or name.lower() in self.secret_headers:
+                scheme, sep, rest = value.partition(" ")
+                self.add(value, *([rest] if sep and scheme.isalpha() else []))
+
+    def learn_env(self, env: Mapping[str, str]) -> None:
+        """Environment values whose names look secret."""
+        self.add(*(v for k, v in env.items() if isinstance(v, str) and looks_secret(k)))
+
+    def learn_url(self, url: str) -> None:
+        self.add(*url_secrets(url))
+
+    def learn_target(
+        self,
+        *,
+        env: Mapping[str, str] = {},
+        headers: Mapping[str, str] = {},
+        secret_headers: Iterable[str] = (),
+        url: str | None = None,
+        inherited: bool = False,
+    ) -> None:
+        """Everything a server is started or reached with; `inherited`: the server also gets mcpx's own
+        environment (a stdio server), whose secret-looking values it may echo."""
+        self.name_headers(secret_headers)
+        if inherited:
+            self.learn_env(os.environ)
+        self.learn_env(env)
+        self.learn_headers(headers)
+        if url:
+            self.learn_url(url)
+
+    # -- masking -------------------------------------------------------------------------------------
+    def text(self, raw: str) -> str:
+        """`raw` with every secret in it masked (the same string object when there is none)."""
+        if _hinted(raw.lower()):
+            raw = _JSON_FIELD.sub(lambda m: m.group(1) + mask(m.group(2)) + m.group(3), raw)
+            raw = _ESCAPED_FIELD.sub(lambda m: m.group(1) + (MASK if m.group(2) else ""), raw)
+            raw = _FORM_FIELD.sub(lambda m: m.group(1) + mask(m.group(2)), raw)
+            raw = _CREDENTIAL.sub(lambda m: m.group(1) + mask(m.group(2)), raw)
+        if "://" in raw and ("@" in raw or "=" in raw):
+            raw = _URL.sub(lambda m: mask_url(m.group(0)), raw)
+        for literal in self._ordered:
+            if literal in raw:
+                raw = raw.replace(literal, mask(literal))
+        return raw
+
+    def header(self, name: str, value: str, *, request: bool) -> str:
+        """One header's value as shown: request headers masked unless harmless; credentials always."""
+        low = name.lower()
+        if low in self.secret_headers or (request and not harmless_header(low)):
+            return mask(value)
+        if low in SHORTENED_HEADERS:
+            return shorten(value)
+        if low in ("location", "content-location"):
+            return self.text(mask_url(value))
+        return self.text(value)
+
+    def headers(
+        self, headers: Mapping[str, str] | Iterable[tuple[str, str]], *, request: bool
+    ) -> dict[str, str]:
+        """Headers as a plain dict (names as given, repeated headers joined), masked."""
+        items = headers.items() if isinstance(headers, Mapping) else headers
+        out: dict[str, str] = {}
+        for name, value in items:
+            shown = self.header(name, value, request=request)
+            out[name] = f"{out[name]}, {shown}" if name in out else shown
+        return out
+
+    def url(self, url: str) -> str:
+        return self.text(mask_url(url))
+
+    def env(self, env: Mapping[str, str]) -> dict[str, str]:
+        return {k: mask(v) if looks_secret(k) else self.text(v) for k, v in env.items()}
+
+    def error(self, exc: BaseException) -> BaseException:
+        """Mask an error's sentence and details in place (an mcpx error quoting a URL, a server's text)."""
+        message = getattr(exc, "message", None)
+        if isinstance(message, str):
+            masked = self.text(message)
+            if masked is not message:
+                exc.message = masked  # type: ignore[attr-defined]
+                exc.args = (masked, *exc.args[1:])
+        details = getattr(exc, "details", None)
+        if isinstance(details, dict):
+            exc.details = self.value(details)  # type: ignore[attr-defined]
+        return exc
+
+    def facts(self, facts: dict[str, Any]) -> dict[str, Any]:
+        """A copy of `facts` with secrets masked (the same dict when there is none)."""
+        masked = self.value(facts)
+        return masked if isinstance(masked, dict) else facts
+
+    def value(self, value: Any, key: str | None = None) -> Any:
+        """Any JSON-like value with secrets masked in its strings (the same object when there is none)."""
+        if isinstance(value, str):
+            if key is not None:
+                lowered = key.lower()
+                if lowered in self.secret_headers or lowered in SECRET_FIELDS:
+                    return mask(value)
+                if key.isupper() and looks_secret(key):  # an environment variable's name
+                    return mask(value)
+            return self.text(value)
+        if isinstance(value, dict):
+            out: dict[Any, Any] | None = None
+            for k, v in value.items():
+                new = self.value(v, k if isinstance(k, str) else None)
+                if new is not v:
+                    if out is None:
+                        out = dict(value)
+                    out[k] = new
+            return value if out is None else out
+        if isinstance(value, (list, tuple)):
+            items = [self.value(v, key) for v in value]
+            if any(a is not b for a, b in zip(items, value, strict=True)):
+                return items
+            return value
+        return value
+
+
+#: a policy with no known values, for text that belongs to no session (it still masks by the rules)
+RULES = SecretPolicy()
+
+
+def private_dir(path: str | os.PathLike[str], *, tighten: bool = False) -> Path:
+    """Make `path` a directory, each folder it creates only its owner can enter (0700). `tighten`: also
+    take group/other access away from an existing `path` (mcpx's own cache and data folders, never a folder
+    the user chose)."""
+    folder = Path(path).expanduser()
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    for part in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            part.mkdir(mode=0o700)
+    if tighten:
+        try:
+            if folder.stat().st_mode & 0o077:
+                folder.chmod(0o700)
+        except OSError:
+            pass  # not ours to change: the files in it are still 0600
+    return folder
+
+
+def write_private(path: str | os.PathLike[str], data: str | bytes, *, tighten: bool = False) -> None:
+    """Write a file only its owner can read (0600), atomically (tmp + rename); missing folders are made
+    0700 (`tighten`: see `private_dir`)."""
+    target = Path(path)
+    private_dir(target.parent, tighten=tighten)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    os.replace(tmp, target)
