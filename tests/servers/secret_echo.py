@@ -58,7 +58,11 @@ def answers(message: dict[str, Any], secrets: list[str]) -> tuple[list[dict[str,
         return [{"jsonrpc": "2.0", "id": rid, "result": result}], f"initialized with {joined}"
     if method == "tools/list":
         tools = [
-            {"name": name, "description": f"leaks {joined}", "inputSchema": {"type": "object"}}
+            {
+                "name": name,
+                "description": f"leaks {joined}",
+                "inputSchema": {"type": "object", "properties": {"note": {"type": "string"}}},
+            }
             for name in ("leak", "fail")
         ]
         return [{"jsonrpc": "2.0", "id": rid, "result": {"tools": tools}}], None

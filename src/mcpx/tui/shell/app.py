@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -22,6 +22,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.filter import LineFilter
 from textual.lazy import Lazy
 from textual.reactive import reactive
 from textual.widgets import Footer, TabbedContent, TabPane
@@ -41,6 +42,7 @@ from mcpx.tui.shell.connection import Connection, Connector, spec_connector
 from mcpx.tui.shell.death_banner import DeathBanner
 from mcpx.tui.shell.header_bar import HeaderBar
 from mcpx.tui.shell.info_view import InfoView
+from mcpx.tui.shell.secret_filter import SecretFilter
 from mcpx.tui.traffic.traffic_panel import TrafficPanel
 from mcpx.tui.traffic.traffic_view import SEPARATOR_EVENT, format_latency
 from mcpx.tui.widgets.event_list_view import EventListView
@@ -135,6 +137,15 @@ class InspectApp(App[int]):
         self.theme = settings.theme
         self.set_reactive(InspectApp.session, SessionState(target=target))
         self.set_reactive(InspectApp.read_only, read_only)
+        # every drawn line passes the secret policy of the log shown (the workspace switches logs)
+        self._secret_filter = SecretFilter(lambda: self.traffic.secrets)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        filters = super().get_line_filters()
+        top = self.screen_stack[-1] if self.screen_stack else None
+        if getattr(top, "reveals_secrets", False):  # the event screen after its reveal key
+            return filters
+        return [*filters, self._secret_filter]
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(id="header").data_bind(

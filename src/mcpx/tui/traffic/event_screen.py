@@ -3,6 +3,8 @@
 A large frame opens as a preview (the tree builds lazily, the raw text is cut); `a` shows all of it and
 `s` saves it to a file. `p` jumps to the request this response answers, or to the response of a request.
 The screen's result is the sequence number of the event last shown, so the log can put its cursor there.
+Secrets are masked as everywhere (the log's policy); `u` reveals this event's exact bytes on purpose, and
+copy and save then take them as they are.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ class EventScreen(Screen[int]):
             "a", "show_all", "Show all", id="event-show-all", tooltip="Show the whole frame, however big"
         ),
         Binding("s", "save", "Save", id="event-save", tooltip="Save the frame to a file"),
+        Binding("u", "reveal", "Unmask", id="event-reveal", tooltip="Show this event's secrets"),
         Binding("j", "view('json')", "JSON", id="event-view-json", tooltip="The frame as a foldable tree"),
         Binding("r", "view('raw')", "Raw", id="event-view-raw", tooltip="The exact text on the wire"),
         Binding("f", "view('facts')", "Facts", id="event-view-facts", tooltip="Transport facts, problems"),
@@ -90,7 +93,8 @@ class EventScreen(Screen[int]):
 One event in full. **j** JSON: the frame as a tree (Enter or a click folds a node); **r** raw: the exact
 text that crossed the wire (a preview when it is large: **a** shows all, **s** saves it to a file);
 **f** facts: what the transport knew and any problems found. **Tab** goes round the three; **p** goes to
-the request of a response (and back).
+the request of a response (and back). Secrets are masked; **u** shows this event's exact bytes (and
+copy/save take them) until you press it again or leave.
 """
     VIEWS = ("json", "raw", "facts")
 
@@ -100,11 +104,20 @@ the request of a response (and back).
         self.event = event
         self._value: Any = _NO_JSON
         self.view = "json"
+        #: the user asked to see this event's secrets (`u`); never by default
+        self.reveals_secrets = False
+
+    @property
+    def raw(self) -> str:
+        """The frame as shown: masked by the session's policy unless revealed."""
+        return self.event.raw if self.reveals_secrets else self.traffic.secrets.text(self.event.raw)
 
     def compose(self) -> ComposeResult:
         # one view at a time, built when chosen: a TabbedContent would style all three up front, and a
         # 10 MB frame has to open fast
         self._value = parse_frame(self.event)
+        if not self.reveals_secrets and self._value is not _NO_JSON:
+            self._value = self.traffic.secrets.value(self._value)
         if self._value is _NO_JSON and self.view == "json":
             self.view = "raw"
         with Vertical(id="event-dialog"):
@@ -189,7 +202,7 @@ the request of a response (and back).
         return Content.assemble(*parts)
 
     def _raw_preview(self) -> Text:
-        raw = self.event.raw
+        raw = self.raw
         if len(raw) <= RAW_PREVIEW:
             return Text(printable(raw))
         text = Text(printable(raw[:RAW_PREVIEW]))
@@ -211,10 +224,12 @@ the request of a response (and back).
         grid.add_row("size", f"{len(event.raw):,} characters")
         if isinstance(event.message, Malformed):
             grid.add_row("malformed", event.message.reason)
-        for key, value in event.facts.items():
+        facts = event.facts if self.reveals_secrets else self.traffic.secrets.facts(event.facts)
+        for key, value in facts.items():
             grid.add_row(printable(str(key)), printable(str(value))[:2000])
         for flag in event.flags:
-            grid.add_row(Text("problem", style="bold"), printable(flag))
+            shown = flag if self.reveals_secrets else self.traffic.secrets.text(flag)
+            grid.add_row(Text("problem", style="bold"), printable(shown))
         return grid
 
     def _pair(self) -> TrafficEvent | None:
@@ -233,16 +248,21 @@ the request of a response (and back).
         self.event = pair
         await self.recompose()
 
+    async def action_reveal(self) -> None:
+        self.reveals_secrets = not self.reveals_secrets
+        await self.recompose()
+        self.notify("Secrets of this event shown." if self.reveals_secrets else "Secrets masked again.")
+
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard(self.event.raw)
-        self.notify(f"Copied {size_label(len(self.event.raw))} of JSON to the clipboard.")
+        self.app.copy_to_clipboard(self.raw)
+        self.notify(f"Copied {size_label(len(self.raw))} of JSON to the clipboard.")
 
     @on(Button.Pressed, "#event-show-all")
     async def action_show_all(self) -> None:
         if self.query("#event-raw-all"):
             return
         if self._value is _NO_JSON:
-            text = self.event.raw
+            text = self.raw
         else:
             text = json.dumps(self._value, indent=2, ensure_ascii=False, default=repr)
         self.view = "raw"
@@ -258,5 +278,5 @@ the request of a response (and back).
         with tempfile.NamedTemporaryFile(
             "w", prefix=f"mcpx-event-{self.event.seq}-", suffix=".json", delete=False, encoding="utf-8"
         ) as handle:
-            handle.write(self.event.raw)
+            handle.write(self.raw)
         self.notify(f"Saved to {handle.name}", timeout=8)

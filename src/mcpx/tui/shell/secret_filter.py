@@ -1,0 +1,52 @@
+"""`SecretFilter`: the TUI's last line of defence — every line Textual draws passes the session's secret
+policy, so a secret the server echoes shows masked wherever it lands (results, header, Info, logs, toasts).
+
+Views still mask what they show from the log; this catches what no view knew to mask. A widget that
+shows a value on purpose (the event screen after its reveal key) leaves the filter out of its own
+`get_line_filters()`. The masked line keeps its cell width, so layout never moves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from textual.color import Color
+from textual.filter import LineFilter
+
+from mcpx.wire.secret_policy import SecretPolicy
+
+
+class SecretFilter(LineFilter):
+    """Masks the secrets `policy()` knows in each drawn line (styles kept up to the first change)."""
+
+    def __init__(self, policy: Callable[[], SecretPolicy]) -> None:
+        super().__init__()
+        self.policy = policy
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        line = "".join(segment.text for segment in segments if not segment.control)
+        masked = self.policy().text(line)
+        if masked is line or masked == line:
+            return segments
+        masked = set_cell_size(masked, cell_len(line))
+        out: list[Segment] = []
+        position = 0
+        for segment in segments:
+            if segment.control:
+                out.append(segment)
+                continue
+            chunk = masked[position : position + len(segment.text)]
+            position += len(segment.text)
+            if chunk:
+                out.append(Segment(chunk, segment.style))
+        if position < len(masked):
+            style = next((s.style for s in reversed(segments) if not s.control), None)
+            out.append(Segment(masked[position:], style))
+        return out
+
+
+def without_secret_filter(filters: list[LineFilter] | tuple[LineFilter, ...]) -> list[LineFilter]:
+    """`filters` minus the secret filter: for a widget revealing a value on purpose."""
+    return [f for f in filters if not isinstance(f, SecretFilter)]
