@@ -73,7 +73,9 @@ def test_oauth_fields_in_json_escaped_json_forms_and_credentials_in_text() -> No
     body = '{"access_token": "eyJhbGciOi.abc.def", "refresh_token":"r-123456789012", "expires_in": 3600}'
     assert policy.text(body) == '{"access_token": "••••.def", "refresh_token":"••••9012", "expires_in": 3600}'
     # the same fields inside JSON text carried in a JSON string (a tool's text content)
-    inner = json.dumps({"content": [{"type": "text", "text": json.dumps({"client_secret": "cs-9876543210"})}]})
+    inner = json.dumps(
+        {"content": [{"type": "text", "text": json.dumps({"client_secret": "cs-9876543210"})}]}
+    )
     assert "cs-9876543210" not in policy.text(inner)
     twice = json.dumps({"text": json.dumps({"text": json.dumps({"access_token": "at-555666777888"})})})
     assert "at-555666777888" not in policy.text(twice)
@@ -156,7 +158,10 @@ def test_check_secrets_lists_what_still_looks_secret_without_showing_it(tmp_path
     lines = [
         {"mcpx_recording": 1, "secrets": "included", "target": {"env": {"API_TOKEN": "tok-1234567890"}}},
         {"seq": 0, "facts": {"headers": {"authorization": "Bearer abcdefghijkl", "accept": "*/*"}}},
-        {"seq": 1, "raw": json.dumps({"result": {"content": [{"text": json.dumps({"api_key": "k-998877"})}]}})},
+        {
+            "seq": 1,
+            "raw": json.dumps({"result": {"content": [{"text": json.dumps({"api_key": "k-998877"})}]}}),
+        },
         {"seq": 2, "raw": "GET http://u:pw-12345678@h/x?token=t-55555555 ghp_" + "a" * 36},
         {"seq": 3, "facts": {"headers": {"authorization": "Bearer ••••ijkl", "content-type": "a/b"}}},
         {"seq": 4, "raw": '{"id":1,"error":{"code":-32601,"message":"no"}}', "facts": {"event": "x"}},
