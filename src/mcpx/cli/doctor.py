@@ -52,10 +52,13 @@ def command(
 
 async def _run(spec: Any, era: Any, timeout: float, fmt: str) -> int:
     from mcpx.check.doctor import doctor
+    from mcpx.wire.secret_policy import SecretPolicy
 
     report = await doctor(spec, era, timeout=timeout)
+    secrets = SecretPolicy()
+    spec.teach(secrets)  # what the server is reached with is masked in the report, as in every view
     if fmt == "json":
-        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(secrets.value(report.to_json()), ensure_ascii=False) + "\n")
     else:
         out = [f"mcpx doctor {report.target}"]
         for step in report.steps:
@@ -79,5 +82,5 @@ async def _run(spec: Any, era: Any, timeout: float, fmt: str) -> int:
                     out.append(f"      fix:      {step.hint}")
         out.append(f"verdict: {report.verdict}")
         # server stderr, banners and HTTP bodies are quoted in details: never let them drive the terminal
-        sys.stdout.write(escape_controls("\n".join(out)) + "\n")
+        sys.stdout.write(escape_controls(secrets.text("\n".join(out))) + "\n")
     return report.exit_code

@@ -203,7 +203,7 @@ def _policy(log: TrafficLog, spec: ServerSpec, record_secrets: bool) -> SecretPo
     """The log's own secret policy (what the live views mask), taught this server's secrets."""
     if record_secrets:
         return None
-    spec.teach(log)
+    spec.teach(log.secrets)
     return log.secrets
 
 

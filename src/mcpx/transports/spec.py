@@ -19,7 +19,7 @@ from mcpx.errors import UsageError
 from mcpx.transports.base import Transport
 from mcpx.transports.stdio import StdioTransport
 from mcpx.wire import TrafficLog
-from mcpx.wire.secret_policy import mask_url
+from mcpx.wire.secret_policy import SecretPolicy, mask_url
 
 TransportName = Literal["stdio", "http", "sse", "auto"]
 _INTERPRETERS: dict[str, list[str]] = {
@@ -60,10 +60,10 @@ class ServerSpec:
             return mask_url(self.url)  # shown and stored: never the userinfo or a secret query value
         return shlex.join(self.command or [])
 
-    def teach(self, traffic: TrafficLog) -> None:
-        """Tell the log's secret policy the values this server is started or reached with (secret env
-        values, inherited ones too for a process; header values; URL userinfo and secret query values)."""
-        traffic.secrets.learn_target(
+    def teach(self, secrets: SecretPolicy) -> None:
+        """Tell a secret policy the values this server is started or reached with (secret env values,
+        inherited ones too for a process; header values; URL userinfo and secret query values)."""
+        secrets.learn_target(
             env=self.env,
             headers=self.headers,
             secret_headers=self.secret_headers,
@@ -73,7 +73,7 @@ class ServerSpec:
 
     def open(self, traffic: TrafficLog) -> Transport:
         """Build the transport this spec describes (not started yet)."""
-        self.teach(traffic)
+        self.teach(traffic.secrets)
         if self.command is not None and self.transport in ("stdio", "auto"):
             return StdioTransport(self.command, traffic=traffic, env=self.env, cwd=self.cwd)
         if self.url is not None:
