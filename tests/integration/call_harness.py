@@ -59,7 +59,8 @@ class Run:
         return "--format=json" in args or any(a == "--format" and b == "json" for a, b in pairs)
 
     def result(self) -> Any:
-        """The result of a successful run, from either output format."""
+        """The result of a successful run: with `--format json`, or in text for the methods whose text
+        format is JSON (lists, initialize, …; tools/call, resources/read and prompts/get print content)."""
         assert self.returncode == 0, str(self)
         assert "Traceback" not in self.stderr, str(self)
         if self.json_format:
@@ -69,6 +70,15 @@ class Run:
             assert list(body) == ["result"], str(self)
             return body["result"]
         return json.loads(self.stdout)
+
+    def text(self) -> str:
+        """What a successful run printed in the text format (a tool's content as text), without the
+        final newline."""
+        assert self.returncode == 0, str(self)
+        assert "Traceback" not in self.stderr, str(self)
+        assert not self.json_format, "text() reads the text format"
+        assert self.stdout.endswith("\n"), str(self)
+        return self.stdout[:-1]
 
     def error(self) -> dict[str, Any]:
         """The `{"error": {...}}` object on the last stderr line."""

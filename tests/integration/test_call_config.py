@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from call_harness import call, server, text_of
+from call_harness import call, server
 
 STRAY = server("stray_response.py")
 PAGINATED = server("paginated.py")
@@ -34,10 +34,10 @@ def entry(script: str, *args: str, **env: str) -> dict:
 @pytest.mark.parametrize("shape", [claude, vscode], ids=["claude-desktop", "vscode"])
 def test_one_server_is_used_without_server_flag(shape, tmp_path: Path) -> None:
     config = write(tmp_path / "mcp.json", shape(stray=entry(STRAY)))
-    result = call(
+    printed = call(
         "--config", config, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=via config"
-    ).result()
-    assert text_of(result) == "via config"
+    ).text()
+    assert printed == "via config"
 
 
 @pytest.mark.parametrize("shape", [claude, vscode], ids=["claude-desktop", "vscode"])

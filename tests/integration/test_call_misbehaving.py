@@ -78,8 +78,9 @@ def test_duplicate_response_keeps_the_first_and_flags_the_second() -> None:
 
 # -- what the server asks the client ---------------------------------------------------------------------
 def test_unknown_server_request_gets_method_not_found_and_ping_is_answered() -> None:
-    result = call(server("asks_client.py"), "--method", "tools/call", "--tool-name", "ask").result()
-    answers = json.loads(text_of(result))
+    answers = json.loads(
+        call(server("asks_client.py"), "--method", "tools/call", "--tool-name", "ask").text()
+    )
     assert answers["unknown"]["id"] == "srv-1"
     assert answers["unknown"]["error"]["code"] == -32601
     assert "result" not in answers["unknown"]
@@ -163,7 +164,7 @@ def test_progress_resets_the_timeout() -> None:
         server("slow_progress.py"), "6", "0.4", "--method", "tools/call", "--tool-name", "slow",
         "--timeout", "1", "--traffic",
     )  # fmt: skip
-    assert text_of(proc.result()) == "done after 6 steps"
+    assert proc.text() == "done after 6 steps"
     assert sum("notifications/progress" in line for line in proc.traffic()) == 6, str(proc)
 
 
@@ -195,7 +196,7 @@ def test_five_megabyte_result_is_printed_whole() -> None:
 
 def test_fifty_megabyte_single_line_result_is_printed_whole() -> None:
     proc = call(server("big_result.py"), "50", "--method", "tools/call", "--tool-name", "big", timeout=90)
-    text = text_of(proc.result())
+    text = proc.text()
     assert len(text) == 50 * 1024 * 1024 and text.endswith("/END")
     assert proc.elapsed < 30, f"took {proc.elapsed:.1f}s"
 

@@ -22,7 +22,6 @@ from call_harness import (
     kill_quietly,
     read_pid,
     server,
-    text_of,
     wait_dead,
     wait_recorded,
 )
@@ -145,7 +144,7 @@ def test_normal_exit_stops_server_and_grandchild(tmp_path: Path) -> None:
         "text=x",
         env=env,
     )
-    assert text_of(proc.result()) == "x"
+    assert proc.text() == "x"
     # the grandchild holds the server's stdout and stderr open: mcpx must not wait for them to close
     assert proc.elapsed < 10, f"mcpx took {proc.elapsed:.1f}s to finish\n{proc}"
     assert_all_dead(files)

@@ -62,17 +62,14 @@ def test_nested_arguments_from_tool_args_json() -> None:
         "budget": None,
         "tags": ["work", "food"],
     }
-    result = run(
+    printed = run(
         "legacy", "--method", "tools/call", "--tool-name", "plan_trip", "--tool-args-json", json.dumps(args)
-    ).result()
-    assert result.get("isError") is not True
-    assert text_of(result) == (
-        "Ada (36) from London: Paris → Rome, 3 nights in business, no budget [work, food]"
-    )
+    ).text()  # exit 0: not an isError result
+    assert printed == "Ada (36) from London: Paris → Rome, 3 nights in business, no budget [work, food]"
 
 
 def test_tool_arg_values_parse_as_json_when_they_can() -> None:
-    result = run(
+    printed = run(
         "modern",
         "--method",
         "tools/call",
@@ -86,15 +83,15 @@ def test_tool_arg_values_parse_as_json_when_they_can() -> None:
         "nights=5",
         "--tool-arg",
         "budget=99.5",
-    ).result()
-    assert text_of(result) == "Bo (7) from Oslo: Bergen, 5 nights in economy, budget 99.5"
+    ).text()
+    assert printed == "Bo (7) from Oslo: Bergen, 5 nights in economy, budget 99.5"
 
 
 def test_tool_arg_that_is_not_json_stays_a_string() -> None:
-    result = run(
+    printed = run(
         "legacy", "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hello world"
-    ).result()
-    assert text_of(result) == "hello world"
+    ).text()
+    assert printed == "hello world"
     # a value that is a JSON number is sent as a number: the string-typed tool refuses it
     assert (
         run("modern", "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=42").returncode
@@ -134,9 +131,8 @@ def test_tool_error_prints_the_result_and_exits_5(era: str) -> None:
         era, "--method", "tools/call", "--tool-name", "fail", "--tool-arg", "reason=the flux capacitor"
     )
     error = proc.failure(5, "tool_error")
-    result = json.loads(proc.stdout)
-    assert result["isError"] is True
-    assert "the flux capacitor" in text_of(result)
+    # the isError result's content is printed (the text format); exit 5 says it was an error
+    assert "the flux capacitor" in proc.stdout
     assert "fail" in error["message"]
 
 
@@ -161,7 +157,7 @@ def test_progress_notifications_reach_the_traffic(era: str) -> None:
         "delay=0.1",
         "--traffic",
     )
-    assert text_of(proc.result()) == "counted to 3"
+    assert proc.text() == "counted to 3"
     progress = [line for line in proc.traffic() if " ← " in line and "notifications/progress" in line]
     assert len(progress) == 3, f"expected three progress notifications in --traffic\n{proc}"
     last = json.loads(progress[-1].split(" ← ", 1)[1])
@@ -171,7 +167,7 @@ def test_progress_notifications_reach_the_traffic(era: str) -> None:
 @pytest.mark.parametrize("era", ERAS)
 def test_log_messages_reach_the_traffic_with_log_level(era: str) -> None:
     proc = run(era, "--method", "tools/call", "--tool-name", "chatty", "--log-level", "debug", "--traffic")
-    assert text_of(proc.result()) == "said three things"
+    assert proc.text() == "said three things"
     logs = [line for line in proc.traffic() if " ← " in line and "notifications/message" in line]
     assert len(logs) == 3, f"expected three notifications/message frames in --traffic\n{proc}"
     assert "a structured warning" in logs[-1]
@@ -183,13 +179,13 @@ def test_resources_list_and_read_text() -> None:
     assert {"test://readme", "test://pixel.png"} <= set(uris)
     assert uris["test://pixel.png"]["mimeType"] == "image/png"
 
-    text = run("modern", "--method", "resources/read", "--uri", "test://readme").result()
-    assert text["contents"][0]["text"] == "Hello from the readme.\nSecond line."
+    text = run("modern", "--method", "resources/read", "--uri", "test://readme").text()
+    assert text == "Hello from the readme.\nSecond line."
 
 
 @pytest.mark.parametrize("era", ERAS)
 def test_resource_read_binary(era: str) -> None:
-    binary = run(era, "--method", "resources/read", "--uri", "test://pixel.png").result()
+    binary = run(era, "--method", "resources/read", "--uri", "test://pixel.png", "--format", "json").result()
     content = binary["contents"][0]
     assert "text" not in content
     assert base64.b64decode(content["blob"]).startswith(PNG_SIGNATURE)
@@ -198,7 +194,7 @@ def test_resource_read_binary(era: str) -> None:
 def test_resource_template_list_and_read() -> None:
     templates = run("modern", "--method", "resources/templates/list").result()["resourceTemplates"]
     assert [t["uriTemplate"] for t in templates] == ["notes://{topic}"]
-    read = run("legacy", "--method", "resources/read", "--uri", "notes://whales").result()
+    read = run("legacy", "--method", "resources/read", "--uri", "notes://whales", "--format", "json").result()
     assert read["contents"][0]["text"] == "Notes about whales."
     assert read["contents"][0]["uri"] == "notes://whales"
 
@@ -231,6 +227,8 @@ def test_prompts_get_with_arguments(era: str) -> None:
         "code=fn main() {}",
         "--prompt-args",
         "language=rust",
+        "--format",
+        "json",
     ).result()
     message = got["messages"][0]
     assert message["role"] == "user"
@@ -259,11 +257,9 @@ def test_completion_for_a_template_argument() -> None:
     assert got["completion"]["values"] == ["weather", "whales", "wine"]
 
 
-def test_text_format_is_the_result_pretty_printed() -> None:
+def test_text_format_is_the_content_as_text() -> None:
     proc = run("legacy", "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=héllo")
-    result = proc.result()
-    assert proc.stdout == json.dumps(result, indent=2, ensure_ascii=False) + "\n"
-    assert text_of(result) == "héllo"
+    assert proc.stdout == "héllo\n"
 
 
 def test_json_format_is_exactly_one_line() -> None:
@@ -305,8 +301,8 @@ def test_env_cwd_and_dashed_server_args(tmp_path: Path) -> None:
     env = run(
         "legacy", "-e", "MCPX_PROBE_VALUE=forty two", "--method", "tools/call", "--tool-name", "read_env",
         "--tool-arg", "name=MCPX_PROBE_VALUE",
-    ).result()  # fmt: skip
-    assert text_of(env) == "forty two"
+    ).text()  # fmt: skip
+    assert env == "forty two"
 
     proc = call(
         EVERYTHING, "plain", "--cwd", str(tmp_path), "--protocol-era", "modern", "--method", "tools/call",
@@ -322,7 +318,7 @@ def test_default_flags_find_the_era_and_call() -> None:
     proc = call(
         EVERYTHING, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=plain", "--traffic"
     )
-    assert text_of(proc.result()) == "plain"
+    assert proc.text() == "plain"
     assert any("era:" in line for line in proc.traffic())
 
 
@@ -334,4 +330,4 @@ def test_auto_era_copes_with_a_server_slower_to_start_than_the_probe() -> None:
         EVERYTHING, "--probe-timeout", "0.1", "--method", "tools/call", "--tool-name", "echo",
         "--tool-arg", "text=late", "--traffic",
     )  # fmt: skip
-    assert text_of(proc.result()) == "late"
+    assert proc.text() == "late"

@@ -41,8 +41,8 @@ def test_call_with_traffic_escapes_stderr_names_descriptions_and_results() -> No
     assert code == 0, err
     assert_clean(out, err)
     # visible, not dropped: the reader sees what the server tried
-    # (the result's JSON escapes C0 as \u001b itself; C1, bidi and what JSON leaves are escaped by mcpx)
-    assert "\\u001b]52;c;aGk=\\u0007" in out and "\\r" in out and "\\x9b" in out and "\\u202e" in out
+    # (the text format prints the tool's text, every control in it escaped by mcpx)
+    assert "\\x1b]52;c;aGk=\\x07" in out and "\\r" in out and "\\x9b" in out and "\\u202e" in out
     assert "stderr| booting \\x1b]52;c;aGk=" in err
     assert "escapes \\x1b]52" in err  # serverInfo.name in the initialize result frame
 

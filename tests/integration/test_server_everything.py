@@ -215,7 +215,7 @@ def test_long_running_operation_reports_progress(everything: str) -> None:
         everything, "--method", "tools/call", "--tool-name", "trigger-long-running-operation",
         "--tool-arg", "duration=1.5", "--tool-arg", "steps=3", "--timeout", "1", "--traffic",
     )  # fmt: skip
-    assert text_of(proc.result()).startswith("Long running operation completed")
+    assert proc.text().startswith("Long running operation completed")
     assert sum("notifications/progress" in line for line in proc.traffic()) == 3, str(proc)
 
 
@@ -327,10 +327,10 @@ def test_initialize_shows_the_server(everything: str) -> None:
 
 def test_js_target_runs_with_node(everything: str) -> None:
     script = PACKAGE.parent / "dist" / "index.js"
-    result = call(
+    printed = call(
         str(script), "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=js"
-    ).result()
-    assert text_of(result) == "Echo: js"
+    ).text()
+    assert printed == "Echo: js"
 
 
 # -- the library, for what one `mcpx call` cannot do -----------------------------------------------------

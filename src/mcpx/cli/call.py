@@ -196,7 +196,7 @@ async def _run(
     try:
         async with client:
             result, is_error = await _send(client, request)
-            print_result(result, fmt, secrets=log.secrets)
+            print_result(result, fmt, secrets=log.secrets, method=request.method)
             release_stdout()  # the answer is complete: stopping the server comes after, unseen by a pipe
             if is_error:
                 raise ToolError(_tool_error_message(request.tool_name or "", result), tool=request.tool_name)

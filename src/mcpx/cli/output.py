@@ -17,15 +17,19 @@ from mcpx.wire.traffic import TrafficEvent, TrafficLog
 _ARROWS = {"out": "→", "in": "←", "info": "•"}
 
 
-def print_result(result: Any, fmt: str, out: TextIO | None = None, secrets: SecretPolicy = RULES) -> None:
-    """A result on stdout, its secrets masked by the session's policy (as `--traffic` and recordings)."""
+def print_result(
+    result: Any, fmt: str, out: TextIO | None = None, secrets: SecretPolicy = RULES, *, method: str = ""
+) -> None:
+    """A result on stdout, its secrets masked by the session's policy (as `--traffic` and recordings):
+    `--format json` the whole result on one line; text what a person reads (see `result_text`)."""
     stream = out or sys.stdout
     result = secrets.value(result)
     if fmt == "json":
         stream.write(json.dumps({"result": result}, ensure_ascii=False, separators=(",", ":")) + "\n")
     else:
-        # json.dumps escapes C0 inside strings but not C1 or bidi controls, nor anything in a key
-        stream.write(escape_controls(json.dumps(result, indent=2, ensure_ascii=False)) + "\n")
+        from mcpx.cli.result_text import result_text
+
+        stream.write(result_text(method, result) + "\n")
     stream.flush()
 
 
