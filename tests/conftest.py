@@ -20,3 +20,23 @@ def _isolated_mcpx_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     monkeypatch.setenv("MCPX_DATA_DIR", str(base / "data"))
     monkeypatch.setenv("MCPX_TOKEN_STORE", "file")
     return base
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under xdist (`--dist loadgroup`, set in pyproject.toml) the tests that share one of this suite's
+    module- or session-scoped fixtures run on one worker, so its server (or build) is made once, not once
+    per worker; every other test is still handed out one at a time. A module whose shared fixture is
+    cheap sets `SPREAD_OVER_WORKERS = True` to keep its tests spread."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None or getattr(getattr(item, "module", None), "SPREAD_OVER_WORKERS", False):
+            continue
+        for name in info.names_closure:
+            defs = info.name2fixturedefs.get(name) or ()
+            # baseid "" is a plugin's fixture (pytest's own, syrupy's, …): only the suite's own count
+            if not defs or not defs[-1].baseid or defs[-1].scope not in ("module", "session"):
+                continue
+            group = item.nodeid.split("::", 1)[0] if defs[-1].scope == "module" else f"session:{name}"
+            item.add_marker(pytest.mark.xdist_group(group))
+            break

@@ -21,6 +21,8 @@ from call_harness import ROOT, call, text_of
 import mcpx
 
 pytestmark = pytest.mark.npm
+# the module fixture only finds the server's binary: its tests need not share a worker (tests/conftest.py)
+SPREAD_OVER_WORKERS = True
 
 VERSION = "2026.8.31"
 BIN = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
