@@ -10,7 +10,9 @@
     ├── AuthRequiredError          the server wants credentials                               (exit 3)
     │   └── AuthFailedError        signing in failed at one step (expected vs got)            (exit 3)
     ├── ProtocolError              the server broke the protocol (e.g. an unknown version)    (exit 1)
-    │   └── UnsupportedVersionError
+    │   ├── UnsupportedVersionError
+    │   └── ServerFailedError      it answered with no MCP at all: an HTTP 5xx, an HTML or
+    │                              text page where JSON belongs — the server failing          (exit 4)
     ├── RpcError                   the server answered with a JSON-RPC error                  (exit 1)
     └── ToolError                  a tool answered isError, or does not exist                 (exit 5)
 
@@ -97,6 +99,14 @@ class ProtocolError(McpxError):
 
 class UnsupportedVersionError(ProtocolError):
     code = "unsupported_protocol_version"
+
+
+class ServerFailedError(ProtocolError):
+    """Not a subtle protocol slip but a server (or what stands in front of it) failing: scripts treat it
+    like an unreachable server (exit 4), not like a usage error."""
+
+    code = "server_failed"
+    exit_code = 4
 
 
 class RpcError(McpxError):

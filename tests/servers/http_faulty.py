@@ -14,6 +14,7 @@ Every scenario is a minimal legacy-era MCP server (initialize, tools/list, tools
     /auth/mcp       401 with a WWW-Authenticate challenge unless `Authorization: Bearer good-token-1234`
     /html/mcp       tools/call answers 500 with an HTML page
     /plain/mcp      tools/call answers 200 text/plain
+    /page/mcp       tools/call answers 200 with an HTML page (a login wall or a proxy's page)
     /slow/mcp       tools/call sends its headers after 3 s
     /loop/mcp       every POST redirects (307) to itself
     /bare400/mcp    a request without a session (the modern probe) gets 400 with an empty body
@@ -246,6 +247,8 @@ class Handler(BaseHTTPRequestHandler):
             self._reply(500, page, "text/html; charset=utf-8")
         elif scenario == "plain":
             self._reply(200, b"hello, I am not JSON", "text/plain")
+        elif scenario == "page":
+            self._reply(200, b"<!DOCTYPE html><html><body>Please sign in</body></html>", "text/html")
         elif scenario == "slow":
             time.sleep(3)
             self._reply(200, rpc(rid, result).encode())

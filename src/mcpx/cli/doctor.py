@@ -10,6 +10,8 @@ from typing import Annotated, Any
 import typer
 
 from mcpx.cli import options as o
+from mcpx.cli.output import print_error
+from mcpx.errors import McpxError
 from mcpx.wire.controls import escape_controls
 
 _MARKS = {"ok": "✓", "fail": "✗", "warn": "!", "skip": "-"}
@@ -83,4 +85,10 @@ async def _run(spec: Any, era: Any, timeout: float, fmt: str) -> int:
         out.append(f"verdict: {report.verdict}")
         # server stderr, banners and HTTP bodies are quoted in details: never let them drive the terminal
         sys.stdout.write(escape_controls(secrets.text("\n".join(out))) + "\n")
+    sys.stdout.flush()
+    if report.exit_code:  # the verdict once more as the promised JSON error line on stderr
+        verdict = secrets.text(report.verdict)
+        error = McpxError(f"doctor: {verdict}", verdict=verdict)
+        error.code, error.exit_code = "doctor_failed", report.exit_code
+        print_error(error, fmt)
     return report.exit_code

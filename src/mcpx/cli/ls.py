@@ -15,7 +15,8 @@ from typing import Annotated, Any
 import typer
 
 from mcpx.cli import options as o
-from mcpx.errors import UsageError
+from mcpx.cli.output import print_error
+from mcpx.errors import ConnectError, UsageError
 from mcpx.wire.controls import escape_controls
 
 Configs = Annotated[
@@ -52,6 +53,10 @@ def configured(configs: list[str]) -> list[Any]:
     from mcpx.workspace.discovery import Places, candidate_files, discover, from_file
 
     if configs:
+        from mcpx.workspace.config import load_servers
+
+        for path in configs:
+            load_servers(path)  # a file named on the command line that is missing or broken: a usage error
         rows = [row for path in configs for row in from_file(path)]
     else:
         rows = discover()
@@ -77,9 +82,13 @@ async def _run(configs: list[str], timeout: float, era: str, probe_timeout: floa
             text = json.dumps(body, ensure_ascii=False) + "\n"
         else:
             text = escape_controls(render(entries))  # names, reasons and stderr come from servers
-        code = 4 if any(e.failed for e in entries) else 0
+        failed = [e.name for e in entries if e.failed]
+        code = 4 if failed else 0
         sys.stdout.write(text)  # now: closing a hung remote server may take a moment more
         sys.stdout.flush()
+        if failed:  # the promised JSON error line on stderr, after the table that says why
+            said = f"{len(failed)} of {len(entries)} servers failed: {', '.join(failed)}"
+            print_error(ConnectError(said, failed=failed), fmt)  # (print_error escapes the text line)
     finally:
         await workspace.close()
     return code

@@ -259,10 +259,19 @@ def parse_headers(items: list[str] | None) -> dict[str, str]:
     return headers
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (JSON has no NaN or Infinity)")
+
+
+def strict_json(text: str) -> Any:
+    """json.loads without Python's NaN/Infinity extension: such a value would go out as null."""
+    return json.loads(text, parse_constant=_no_constant)
+
+
 def parse_json_value(text: str) -> Any:
-    """A `--tool-arg` value: JSON when it parses as JSON, else the string as typed."""
+    """A `--tool-arg` value: JSON when it parses as JSON, else the string as typed (so `x=NaN` is "NaN")."""
     try:
-        return json.loads(text)
+        return strict_json(text)
     except ValueError:
         return text
 
@@ -271,7 +280,7 @@ def parse_tool_args(items: list[str] | None, json_text: str | None) -> dict[str,
     arguments: dict[str, Any] | None = None
     if json_text is not None:
         try:
-            loaded = json.loads(json_text)
+            loaded = strict_json(json_text)
         except ValueError as exc:
             raise UsageError(f"--tool-args-json is not valid JSON: {exc}") from None
         if not isinstance(loaded, dict):
@@ -287,7 +296,7 @@ def parse_params(text: str | None) -> dict[str, Any] | None:
     if text is None:
         return None
     try:
-        params = json.loads(text)
+        params = strict_json(text)
     except ValueError as exc:
         raise UsageError(f"--params is not valid JSON: {exc}") from None
     if not isinstance(params, dict):

@@ -14,7 +14,14 @@ from typing import Any
 import httpx
 
 from mcpx.__about__ import __version__
-from mcpx.errors import AuthRequiredError, ConnectError, McpxError, ProtocolError, UsageError
+from mcpx.errors import (
+    AuthRequiredError,
+    ConnectError,
+    McpxError,
+    ProtocolError,
+    ServerFailedError,
+    UsageError,
+)
 from mcpx.transports.tap import TrafficTap
 from mcpx.wire import (
     Decoded,
@@ -277,8 +284,10 @@ def status_error(response: httpx.Response, body: bytes, url: str, doing: str) ->
         )
         return AuthRequiredError(message, www_authenticate=challenge, **details)
     error = decode(body).message
+    # a 5xx is the server failing, whatever it says; a 4xx with a JSON-RPC error is our request refused
+    failed = ServerFailedError if status >= 500 else ProtocolError
     if isinstance(error, ErrorResponse):
-        return ProtocolError(
+        return failed(
             f"{url} answered HTTP {status}{while_doing}: {error.message} (JSON-RPC error {error.code})",
             rpc_code=error.code,
             data=error.data,
@@ -287,14 +296,14 @@ def status_error(response: httpx.Response, body: bytes, url: str, doing: str) ->
     kind = content_type(response) or "no content type"
     shown = preview(body)
     body_part = f" ({kind}): {shown}" if shown else f" ({kind}, empty body)"
-    return ProtocolError(
+    return ServerFailedError(
         f"{url} answered HTTP {status} {_reason(response)}{while_doing}{body_part}", **details
     )
 
 
 def unexpected_body_error(response: httpx.Response, body: bytes, url: str, doing: str) -> ProtocolError:
     kind = content_type(response) or "no content type"
-    return ProtocolError(
+    return ServerFailedError(
         f"{url} answered {doing} with HTTP {response.status_code} {kind}, which is neither JSON nor an event "
         f"stream; it begins: {preview(body, 200)!r}",
         status=response.status_code,
