@@ -43,6 +43,7 @@ from mcpx.tui.shell.death_banner import DeathBanner
 from mcpx.tui.shell.header_bar import HeaderBar
 from mcpx.tui.shell.info_view import InfoView
 from mcpx.tui.shell.secret_filter import SecretFilter
+from mcpx.tui.shell.signals import exit_on_signals
 from mcpx.tui.traffic.traffic_panel import TrafficPanel
 from mcpx.tui.traffic.traffic_view import SEPARATOR_EVENT, format_latency
 from mcpx.tui.widgets.event_list_view import EventListView
@@ -492,7 +493,8 @@ def run_inspect(
             on_error=lambda exc: app.notify(recording.stopped(exc), severity="error", timeout=15),
         )
     try:
-        result = app.run()
+        with exit_on_signals(app):  # SIGINT/SIGTERM/SIGHUP: leave like `q`, terminal restored, 128 + n
+            result = app.run()
     finally:
         if recording is not None:
             recording.close()

@@ -34,6 +34,7 @@ from mcpx.tui.session_state import Catalog, SessionState
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.app import Clock, InspectApp
 from mcpx.tui.shell.connection import Connection, Connector
+from mcpx.tui.shell.signals import exit_on_signals
 from mcpx.tui.workspace.workspace_screen import WorkspaceScreen
 from mcpx.wire.traffic import TrafficLog
 from mcpx.workspace.manager import Entry, Workspace
@@ -227,5 +228,6 @@ def run_workspace(
     roots: list[dict[str, Any]] | None = None,
 ) -> int:
     app = make_workspace_app(workspace, settings=settings, roots=roots)
-    result = app.run()
+    with exit_on_signals(app):  # SIGINT/SIGTERM/SIGHUP: leave like `q`, terminal restored, 128 + n
+        result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)
