@@ -9,6 +9,8 @@ Environment knobs every server built on this understands (all optional):
 
 - `MCPX_TEST_PIDFILE`: write the server's pid there at start.
 - `MCPX_TEST_GRANDCHILD`: spawn a long-sleeping child process and write its pid there.
+- `MCPX_TEST_SETSID`: spawn a long-sleeping child that leaves the process group with `setsid()` (a daemon:
+  its stdio on /dev/null) and write its pid there.
 - `MCPX_TEST_RECORD`: append every message received from the client to this file, one JSON per line.
 """
 
@@ -42,6 +44,17 @@ def start() -> None:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
         with open(grandchild, "w") as f:
             f.write(str(child.pid))
+    escapee = os.environ.get("MCPX_TEST_SETSID")
+    if escapee:
+        daemon = subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(300)"],
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        with open(escapee, "w") as f:
+            f.write(str(daemon.pid))
 
 
 def send_bytes(data: bytes) -> None:

@@ -19,12 +19,15 @@ from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
 
 from mcpx.errors import ConnectError, ServerExitedError
+from mcpx.transports import descendants
 from mcpx.transports.line_reader import LineReader, Sink
 from mcpx.wire import Message, TrafficEvent, TrafficLog
 
 # One frame may be very large (a 50 MB result is a single line); the reader buffers it whole.
 LINE_LIMIT = 1 << 30
 _LIVE_GROUPS: set[int] = set()
+#: the environment marks of live servers (descendants.py): what left their group is found by these
+_LIVE_MARKS: set[str] = set()
 
 
 def _kill_live_groups() -> None:
@@ -32,6 +35,9 @@ def _kill_live_groups() -> None:
         with contextlib.suppress(OSError):
             os.killpg(pgid, signal.SIGKILL)
     _LIVE_GROUPS.clear()
+    for mark in list(_LIVE_MARKS):
+        descendants.signal_all(descendants.marked(mark))
+    _LIVE_MARKS.clear()
 
 
 atexit.register(_kill_live_groups)
@@ -56,12 +62,20 @@ def _term_with_parent() -> None:  # pragma: no cover - runs in the child between
 
 
 # The sentinel outlives nothing: it waits, and when mcpx dies (PDEATHSIG) it kills the server's whole
-# process group, grandchildren included — what PDEATHSIG on the server alone cannot do.
+# process group, grandchildren included — what PDEATHSIG on the server alone cannot do — and then every
+# process carrying the server's environment mark (descendants that left the group with setsid()).
 _SENTINEL = (
     "import os,signal,sys\n"
     "def end(*_):\n"
     "    try: os.killpg(int(sys.argv[1]), signal.SIGKILL)\n"
     "    except OSError: pass\n"
+    "    needle = ('MCPX_SERVER_MARK=' + sys.argv[2]).encode()\n"
+    "    for name in (os.listdir('/proc') if len(sys.argv) > 2 else []):\n"
+    "        try:\n"
+    "            if name.isdigit() and int(name) != os.getpid():\n"
+    "                if needle in open('/proc/' + name + '/environ', 'rb').read().split(b'\\0'):\n"
+    "                    os.kill(int(name), signal.SIGKILL)\n"
+    "        except OSError: pass\n"
     "    os._exit(0)\n"
     "signal.signal(signal.SIGTERM, end)\n"
     "while True: signal.pause()\n"
@@ -104,6 +118,7 @@ class StdioTransport:
         self._exit_logged = False
         self._sink: Sink | None = None
         self._stdout: LineReader | None = None
+        self._mark = ""
 
     # -- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -114,6 +129,9 @@ class StdioTransport:
         self._stdout = None
         self.stderr_tail.clear()
         env = {**os.environ, **self.env} if self.inherit_env else dict(self.env)
+        # every descendant inherits the mark, even one that leaves the group with setsid()
+        self._mark = descendants.new_mark()
+        env[descendants.ENV_MARK] = self._mark
         cmdline = shlex.join(self.command)
         # stdout is a pipe of our own, read by a protocol (line_reader.py says why), not a stream
         stdout_r, stdout_w = os.pipe()
@@ -145,6 +163,7 @@ class StdioTransport:
             if not spawned:
                 os.close(stdout_r)
         _LIVE_GROUPS.add(self.process.pid)
+        _LIVE_MARKS.add(self._mark)
         self.traffic.info(
             f"spawned {cmdline} (pid {self.process.pid})",
             "process",
@@ -165,7 +184,7 @@ class StdioTransport:
     async def _start_sentinel(self, pgid: int) -> None:
         with contextlib.suppress(OSError):
             self._sentinel = await asyncio.create_subprocess_exec(
-                sys.executable, "-I", "-S", "-c", _SENTINEL, str(pgid),
+                sys.executable, "-I", "-S", "-c", _SENTINEL, str(pgid), self._mark,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL,
@@ -194,6 +213,7 @@ class StdioTransport:
                 "process",
             )
             self._signal_group(signal.SIGKILL, running=True)
+            self._stop_escaped(signal.SIGKILL)
 
     @property
     def _stdout_eof(self) -> bool:
@@ -248,6 +268,8 @@ class StdioTransport:
         if process is None:
             return
         self._closing = True
+        # while the server lives its tree leads to every descendant, even one that cleared its environment
+        tree = descendants.descendants(process.pid) if descendants.can_track() else set()
         if process.returncode is None:
             if process.stdin is not None and not process.stdin.is_closing():
                 with contextlib.suppress(Exception):
@@ -257,9 +279,11 @@ class StdioTransport:
                 if not await self._wait_exit(timeout=self.grace):
                     self._signal_group(signal.SIGKILL)
                     await self._wait_exit(timeout=self.grace)
-        # the leader is gone; take down anything it left in its group
+        # the leader is gone; take down anything it left in its group, and whatever left the group
         self._signal_group(signal.SIGTERM)
+        await self._stop_escaped_gracefully(tree)
         _LIVE_GROUPS.discard(process.pid)
+        _LIVE_MARKS.discard(self._mark)
         await self._stop_sentinel()
         if self._stdout is not None:
             # what the group wrote before it went is still in the pipe: read it out, then let go
@@ -275,6 +299,31 @@ class StdioTransport:
         self._log_exit()
 
     # -- helpers -------------------------------------------------------------------------------------
+    def _stop_escaped(self, sig: int, also: set[int] | frozenset[int] = frozenset()) -> set[int]:
+        """Signal the descendants outside the server's process group (setsid); returns those reached."""
+        if not descendants.can_track() or self.process is None:
+            return set()
+        pids = descendants.marked(self._mark) | set(also)
+        pids = {pid for pid in pids if _group_of(pid) != self.process.pid}
+        return descendants.signal_all(pids, sig)
+
+    async def _stop_escaped_gracefully(self, tree: set[int]) -> None:
+        reached = self._stop_escaped(signal.SIGTERM, tree)
+        if not reached:
+            return
+        self.traffic.info(
+            f"stopped {len(reached)} process(es) the server started outside its process group "
+            f"(pid {', '.join(map(str, sorted(reached)))})",
+            "process",
+            event="escaped-descendants",
+            pids=sorted(reached),
+        )
+        for _ in range(10):  # up to half a second for SIGTERM, then SIGKILL
+            await asyncio.sleep(0.05)
+            if not self._stop_escaped(0, tree):
+                return
+        self._stop_escaped(signal.SIGKILL, tree)
+
     def _signal_group(self, sig: signal.Signals, running: bool | None = None) -> None:
         assert self.process is not None
         running = self.process.returncode is None if running is None else running
@@ -341,3 +390,10 @@ class StdioTransport:
         if tail:
             message += "; last stderr lines:\n" + "\n".join(tail)
         return ServerExitedError(message, returncode=code, stderr_tail=tail)
+
+
+def _group_of(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
