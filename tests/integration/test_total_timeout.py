@@ -7,7 +7,7 @@ import asyncio
 import time
 
 import pytest
-from call_harness import server
+from call_harness import call, server
 
 import mcpx
 from mcpx.errors import RequestTimeoutError
@@ -38,3 +38,16 @@ async def test_without_a_total_bound_progress_keeps_the_request_alive() -> None:
         with pytest.raises(asyncio.TimeoutError):
             await asyncio.wait_for(call, 1.0)  # far past the 0.3 s timeout, and still going
     assert len(progress) > 5
+
+
+def test_call_max_total_timeout_ends_a_progress_forever_call_with_exit_4() -> None:
+    run = call(FOREVER, "--method", "tools/call", "--tool-name", "forever", "--timeout", "0.5",
+               "--max-total-timeout", "1.5", "--traffic")  # fmt: skip
+    error = run.failure(4, "timeout")
+    assert error["max_total_timeout"] == 1.5 and "still not answered after 1.5 s" in error["message"]
+    assert sum("notifications/progress" in line for line in run.traffic()) > 5
+    assert run.elapsed < 15
+
+
+def test_a_negative_max_total_timeout_is_a_usage_error() -> None:
+    call(FOREVER, "--method", "tools/list", "--max-total-timeout", "-1").failure(1, "usage")

@@ -24,6 +24,10 @@ LIST_METHODS = {
     "resources/templates/list": "resourceTemplates",
     "prompts/list": "prompts",
 }
+#: `--max-total-timeout`'s default: generous (a build or a crawl with progress may take minutes), yet a
+#: server that reports progress forever cannot hold a script for ever (the official inspector's
+#: MCP_REQUEST_MAX_TOTAL_TIMEOUT plays this part)
+MAX_TOTAL_TIMEOUT = 600.0
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
@@ -87,6 +91,7 @@ def command(
     config: o.Config = None,
     server: o.Server = None,
     timeout: o.Timeout = 60.0,
+    max_total_timeout: o.MaxTotalTimeout = MAX_TOTAL_TIMEOUT,
     protocol_era: o.EraOpt = "auto",
     protocol_version: o.Version = None,
     probe_timeout: o.ProbeTimeout = 2.0,
@@ -151,12 +156,16 @@ def command(
         request.check()
         spec = connection.spec()
         era = connection.era(spec)
-        handlers = {
+        handlers: dict[str, Any] = {
             "on_elicit": elicitation_handler(elicit),
             "on_sample": sampling_handler(sample),
             "roots": roots_from_flags(root),
         }
         recording = RecordingPlan.from_flags(record, record_secrets, spec, era.name)
+        if max_total_timeout > 0:
+            handlers["max_total_timeout"] = max_total_timeout
+        elif max_total_timeout < 0:
+            raise UsageError("--max-total-timeout must be 0 (no bound) or more seconds")
         run = _run(spec, era, connection.request_timeout, handlers, request, fmt, traffic, recording)
         return recording.run(run) if recording is not None else run
 

@@ -39,6 +39,13 @@ Server = Annotated[str | None, typer.Option("--server", help="Which server of --
 Timeout = Annotated[
     float | None, typer.Option("--timeout", help="Seconds to wait for each answer (progress resets it).")
 ]
+MaxTotalTimeout = Annotated[
+    float,
+    typer.Option(
+        "--max-total-timeout",
+        help="Seconds one request may take in all, however much progress the server reports (0: no bound).",
+    ),
+]
 EraOpt = Annotated[str, typer.Option("--protocol-era", help="legacy, auto or modern.")]
 Version = Annotated[str | None, typer.Option("--protocol-version", help="Pin one protocol revision.")]
 Bearer = Annotated[
