@@ -115,6 +115,7 @@ class Peer:
         #: while above zero, pending requests do not time out (someone is waiting on a human)
         self._holds = 0
         self._reader: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._ended: McpxError | None = None
         self.closed = asyncio.Event()
         self.problems: list[tuple[TrafficEvent, str]] = []
@@ -124,6 +125,8 @@ class Peer:
 
     # -- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> None:
+        # kept: asyncio.get_running_loop() costs a getpid() system call on each use, twice per request
+        self._loop = asyncio.get_running_loop()
         if isinstance(self.transport, PushReceiving):
             # frames reach _dispatch from the transport's read callback; the reader task waits for the end
             self.transport.receive_with(self._dispatch)
@@ -218,7 +221,7 @@ class Peer:
             meta["progressToken"] = rid
             params["_meta"] = meta
         message = Request(rid, method, params)
-        loop = asyncio.get_running_loop()
+        loop = self._loop or asyncio.get_running_loop()
         pending = _Pending(
             loop.create_future(),
             method,
@@ -337,7 +340,7 @@ class Peer:
     def _arm(self, rid: JsonId, pending: _Pending) -> None:
         if self._holds:
             return
-        loop = asyncio.get_running_loop()
+        loop = self._loop or asyncio.get_running_loop()
         if pending.total_left is not None and pending.total_timer is None:
             pending.total_armed_at = loop.time()
             pending.total_timer = loop.call_later(max(0.0, pending.total_left), self._expire_total, rid)

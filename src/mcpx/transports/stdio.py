@@ -80,6 +80,8 @@ _SENTINEL = (
     "signal.signal(signal.SIGTERM, end)\n"
     "while True: signal.pause()\n"
 )
+#: bytes asked of the stdout pipe per read on asyncio (see start())
+READ_CHUNK = 1 << 16
 #: seconds to let a dead server's last stdout lines arrive before its leftover group is killed
 EXIT_DRAIN = 0.5
 
@@ -175,7 +177,12 @@ class StdioTransport:
         )
         self._stdout = reader = LineReader(self.traffic, "stdio", LINE_LIMIT, self._sink)
         pipe = os.fdopen(stdout_r, "rb", buffering=0)  # the read transport owns and closes it
-        await asyncio.get_running_loop().connect_read_pipe(lambda: reader, pipe)
+        pipe_transport, _ = await asyncio.get_running_loop().connect_read_pipe(lambda: reader, pipe)
+        if hasattr(pipe_transport, "max_size"):
+            # asyncio reads into a fresh bytes object of max_size (256 KiB) each time: above malloc's mmap
+            # threshold, that is mmap + mremap + munmap per frame; 64 KiB stays on the heap (uvloop has a
+            # buffer of its own and no such attribute)
+            pipe_transport.max_size = READ_CHUNK
         self._stderr_task = asyncio.create_task(self._read_stderr(), name="mcpx-stdio-stderr")
         self._watch_task = asyncio.create_task(self._watch_exit(), name="mcpx-stdio-exit")
         if sys.platform == "linux":
