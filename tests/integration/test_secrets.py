@@ -68,6 +68,11 @@ def produced(
     if every_way:
         replay = mcpx("replay", str(tmp / "leak.mcpx.jsonl"), "--format", "json")
         out["replay"] = replay.stdout + replay.stderr
+        # replayed against the live server: its answers differ from the masked recording, and the report
+        # that shows the differences masks them too
+        against = mcpx("replay", str(tmp / "leak.mcpx.jsonl"), "--against", *target, "--verbose")
+        assert against.returncode in (0, 7), against.stderr
+        out["replay --against"] = against.stdout + against.stderr
         check = mcpx("replay", str(tmp / "leak.mcpx.jsonl"), "--check-secrets")
         assert check.returncode == 0, check.stdout  # nothing left that looks like a secret
         out["check"] = check.stdout + check.stderr

@@ -95,12 +95,15 @@ async def _replay(
     recording: Any, spec: Any, era: Any, timeout: float | None, patterns: Any, fmt: str, verbose: bool
 ) -> int:
     from mcpx.record.replay import replay
+    from mcpx.wire.traffic import TrafficLog
 
-    report = await replay(recording, spec, era=era, timeout=timeout, ignore=patterns)
+    log = TrafficLog()  # its policy learns what the server is reached with: the report masks it
+    report = await replay(recording, spec, era=era, timeout=timeout, ignore=patterns, traffic=log)
     if fmt == "json":
-        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False, default=repr) + "\n")
+        body = log.secrets.value(report.to_json())
+        sys.stdout.write(json.dumps(body, ensure_ascii=False, default=repr) + "\n")
     else:
-        sys.stdout.write(escape_controls("\n".join(render(report, verbose))) + "\n")
+        sys.stdout.write(escape_controls(log.secrets.text("\n".join(render(report, verbose)))) + "\n")
     sys.stdout.flush()
     return DRIFT_EXIT if report.drift else 0
 

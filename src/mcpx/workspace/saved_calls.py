@@ -8,6 +8,7 @@ plus a `problem` sentence, and is only replaced when the user saves a call.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcpx.wire.secret_policy import write_private
+from mcpx.wire.secret_policy import RULES, write_private
 
 
 def data_dir() -> Path:
@@ -29,7 +30,14 @@ def data_dir() -> Path:
 
 
 def server_file(server: str, base: Path | None = None) -> Path:
-    """The file of `server` (a server name, or the target when it has none)."""
+    """The file of `server` (a server name, or the target when it has none), named by a hash: a server's
+    name or URL may carry what no file name should."""
+    digest = hashlib.sha256(server.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return (base or data_dir()) / "saved-calls" / f"{digest}.json"
+
+
+def _named_file(server: str, base: Path | None = None) -> Path:
+    """Where earlier versions kept the file (named after the server): read once, replaced on write."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", server).strip("._")[:80] or "server"
     return (base or data_dir()) / "saved-calls" / f"{slug}.json"
 
@@ -67,8 +75,11 @@ class SavedCalls:
     def load(cls, server: str, base: Path | None = None) -> SavedCalls:
         path = server_file(server, base)
         saved = cls(server, path)
+        source = (
+            path if path.exists() or not _named_file(server, base).exists() else _named_file(server, base)
+        )
         try:
-            data = json.loads(path.read_text("utf-8"))
+            data = json.loads(source.read_text("utf-8"))
         except FileNotFoundError:
             return saved
         except (OSError, ValueError) as exc:
@@ -104,8 +115,13 @@ class SavedCalls:
 
     def write(self) -> None:
         text = json.dumps(
-            {"server": self.server, "calls": [c.to_json() for c in self.calls]}, ensure_ascii=False, indent=2
+            {"server": RULES.text(self.server), "calls": [c.to_json() for c in self.calls]},
+            ensure_ascii=False,
+            indent=2,
         )
         # arguments may hold what a user typed into a password field: the owner's eyes only
         write_private(self.path, text + "\n", tighten=True)
+        old = _named_file(self.server, self.path.parent.parent)
+        if old != self.path and old.exists():
+            old.unlink(missing_ok=True)  # moved to the hashed name
         self.problem = None
