@@ -29,7 +29,8 @@ def print_result(
     else:
         from mcpx.cli.result_text import result_text
 
-        stream.write(result_text(method, result) + "\n")
+        # masked again once joined: a secret cut across content items is whole only here
+        stream.write(secrets.text(result_text(method, result)) + "\n")
     stream.flush()
 
 
