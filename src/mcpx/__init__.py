@@ -13,13 +13,13 @@ from mcpx.__about__ import __version__
 if TYPE_CHECKING:
     from mcpx.protocol.client import Client
     from mcpx.protocol.connect import connect
-    from mcpx.transports.spec import ServerSpec
+    from mcpx.target import ServerSpec
     from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 _LAZY = {
     "connect": "mcpx.protocol.connect",
     "Client": "mcpx.protocol.client",
-    "ServerSpec": "mcpx.transports.spec",
+    "ServerSpec": "mcpx.target",
     "TrafficLog": "mcpx.wire.traffic",
     "TrafficEvent": "mcpx.wire.traffic",
 }

@@ -6,8 +6,9 @@ import httpx
 import pytest
 
 from mcpx.errors import UsageError
+from mcpx.target import ServerSpec
+from mcpx.transports import open_transport
 from mcpx.transports.http_common import answers, check_url, reach_error
-from mcpx.transports.spec import ServerSpec
 from mcpx.transports.tap import TrafficTap
 from mcpx.wire import ErrorResponse, Notification, Response, TrafficLog
 from mcpx.wire.secret_policy import SecretPolicy, mask
@@ -77,9 +78,9 @@ async def test_tap_logs_each_hop_and_when_an_event_stream_closes() -> None:
 
 def test_bad_urls_are_one_sentence() -> None:
     with pytest.raises(UsageError, match="not an http:// or https:// URL with a host"):
-        ServerSpec(url="http://").open(TrafficLog())
+        open_transport(ServerSpec(url="http://"), TrafficLog())
     with pytest.raises(UsageError, match="is a URL: use --transport http, sse or auto"):
-        ServerSpec(url="http://127.0.0.1/mcp", transport="stdio").open(TrafficLog())
+        open_transport(ServerSpec(url="http://127.0.0.1/mcp", transport="stdio"), TrafficLog())
     assert check_url("https://example.com/mcp") == "https://example.com/mcp"
 
 

@@ -22,9 +22,12 @@ from mcpx.protocol.auto import AutoEra
 from mcpx.protocol.client import Client
 from mcpx.protocol.eras import Era, LegacyEra
 from mcpx.protocol.modern import ModernEra, is_modern_evidence
+from mcpx.protocol.options import SessionOptions
 from mcpx.protocol.peer import Peer
+from mcpx.protocol.session import open_session
 from mcpx.protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
-from mcpx.transports.spec import ServerSpec
+from mcpx.target import ServerSpec
+from mcpx.transports.open import open_transport
 from mcpx.wire import TrafficLog
 
 #: catalogue name → (list method, key of the items, capability that announces it, key of an item)
@@ -141,9 +144,8 @@ class CheckContext:
         log = TrafficLog()
         timeout = self.options.timeout
         # opening includes the server's start-up, which may take longer than one answer
-        client = Client(
-            self.spec.open(log), era=era, timeout=timeout, connect_timeout=max(timeout, START_GRACE)
-        )
+        options = SessionOptions(timeout=timeout, connect_timeout=max(timeout, START_GRACE))
+        client = open_session(self.spec, options, traffic=log, era=era)
         return Session(label, log, client.peer, client, timeout=timeout)
 
     async def _connect(self, session: Session) -> Session:
@@ -388,7 +390,10 @@ class CheckContext:
     def _bare(self, label: str) -> Session:
         log = TrafficLog()
         return Session(
-            label, log, Peer(self.spec.open(log), timeout=self.options.timeout), timeout=self.options.timeout
+            label,
+            log,
+            Peer(open_transport(self.spec, log), timeout=self.options.timeout),
+            timeout=self.options.timeout,
         )
 
     async def close_fresh(self) -> None:

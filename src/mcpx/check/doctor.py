@@ -29,9 +29,10 @@ from mcpx.errors import (
     UnsupportedVersionError,
 )
 from mcpx.protocol.client import Client
-from mcpx.protocol.eras import Era
+from mcpx.protocol.options import SessionOptions
+from mcpx.protocol.session import open_session
 from mcpx.protocol.versions import ALL_VERSIONS
-from mcpx.transports.spec import ServerSpec
+from mcpx.target import ServerSpec
 from mcpx.wire import Malformed, TrafficEvent, TrafficLog
 
 Status = Literal["ok", "fail", "warn", "skip"]
@@ -85,10 +86,10 @@ class _Stop(Exception):
 class CommandDoctor:
     """The walk for a stdio server."""
 
-    def __init__(self, spec: ServerSpec, era: Era, *, timeout: float = 10.0, settle: float = 0.3) -> None:
+    def __init__(self, spec: ServerSpec, options: SessionOptions, *, settle: float = 0.3) -> None:
         self.spec = spec
-        self.era = era
-        self.timeout = timeout
+        self.options = options
+        self.timeout = options.timeout or 10.0
         self.settle = settle
         self.report = Report(spec.label)
         self.traffic = TrafficLog()
@@ -113,7 +114,7 @@ class CommandDoctor:
     async def run(self) -> Report:
         try:
             self._found()
-            client = Client(self.spec.open(self.traffic), era=self.era, timeout=self.timeout)
+            client = open_session(self.spec, self.options, traffic=self.traffic)
             try:
                 await self._walk(client)
             finally:
@@ -155,15 +156,15 @@ class CommandDoctor:
 
     async def _spawn(self, client: Client) -> Step:
         try:
-            await client.peer.start()
+            await client.start()
         except ConnectError as exc:
             self.report.exit_code = exc.exit_code
             return Step(
                 "spawned", "fail", got=exc.message, hint="check the command line and the working directory"
             )
         await asyncio.sleep(self.settle)  # a server that dies at start-up does so now
-        if client.peer.closed.is_set():
-            error = client.transport.ended_error("starting")
+        if client.session.is_closed:
+            error = client.session.ended_error("starting")
             self.report.exit_code = 4
             return Step(
                 "stays alive",
@@ -173,12 +174,12 @@ class CommandDoctor:
                 hint="run the command by hand to see why it exits; a missing argument or environment "
                 "variable is the usual cause",
             )
-        pid = client.transport.describe().get("pid")
+        pid = client.session.describe().get("pid")
         return Step("spawned", "ok", detail=f"pid {pid}, alive after {self.settle:g} s")
 
     async def _connect(self, client: Client) -> Step:
         try:
-            opened = await client.era.open(client.peer, client.identity, self.timeout)
+            opened = await client.open()
         except RequestTimeoutError:
             self.report.exit_code = 4
             junk = self._junk()
@@ -301,7 +302,7 @@ class UrlDoctor(CommandDoctor):
             if (self.spec.url or "").startswith("https:"):
                 await self._timed("TLS", lambda: doctor_net.tls(host, port, self.timeout))
             await self._http_answer()
-            client = Client(self.spec.open(self.traffic), era=self.era, timeout=self.timeout)
+            client = open_session(self.spec, self.options, traffic=self.traffic)
             try:
                 await self._timed("answers in time", lambda: self._answer(client))
                 self._version(client)
@@ -388,7 +389,7 @@ class UrlDoctor(CommandDoctor):
         except (RpcError, ProtocolError) as exc:
             self.report.exit_code = 1
             return Step(name, "fail", got=exc.message, hint="the handshake was refused")
-        transport = client.transport.describe().get("transport", client.transport.name)
+        transport = client.session.describe()["transport"]
         first = "initialize" if opened.era == "legacy" else "server/discover"
         return Step(name, "ok", detail=f"{first} answered over {transport} ({opened.era} era)")
 
@@ -399,7 +400,8 @@ def httpx_timeout(seconds: float) -> Any:
     return httpx.Timeout(seconds)
 
 
-async def doctor(spec: ServerSpec, era: Era, *, timeout: float = 10.0) -> Report:
+async def doctor(spec: ServerSpec, options: SessionOptions) -> Report:
+    """Walk the connection to `spec` as `options` say (each step waits `options.timeout`, 10 s if none)."""
     if spec.command is not None:
-        return await CommandDoctor(spec, era, timeout=timeout).run()
-    return await UrlDoctor(spec, era, timeout=timeout).run()
+        return await CommandDoctor(spec, options).run()
+    return await UrlDoctor(spec, options).run()

@@ -121,7 +121,7 @@ async def run_one(ctx: CheckContext, check: Check) -> CheckResult:
         main_revision = ctx.main.version if ctx.main is not None and check.era == "any" else ""
         result.revision = ctx.revision or main_revision
     for session in ctx.dead_sessions():
-        code = getattr(session.client.transport if session.client else None, "returncode", None)
+        code = session.client.session.describe().get("returncode") if session.client else None
         if session.extra.get("silent"):
             silent = session.extra["silent"]
             what = f"the {session.label} connection stopped answering during this check ({silent})"

@@ -51,14 +51,13 @@ def _provider(url: str, flags: o.OAuthFlags, traffic: bool) -> Any:
 
 async def _connect(provider: Any, timeout: float = 600.0) -> None:
     """Open a connection to the server through `provider` (a 401 on the way signs in), then close."""
-    from mcpx.protocol.auto import make_era
-    from mcpx.protocol.client import Client
-    from mcpx.transports.spec import resolve_target
+    from mcpx.protocol.options import SessionOptions
+    from mcpx.protocol.session import open_session
+    from mcpx.target import resolve_target
 
     spec = resolve_target(provider.server_url, transport="auto")
-    spec.auth = lambda _traffic: provider
-    client = Client(spec.open(provider.traffic), era=make_era("auto", None, key=spec.label), timeout=timeout)
-    async with client:
+    options = SessionOptions(timeout=timeout, auth=lambda _traffic: provider)
+    async with open_session(spec, options, traffic=provider.traffic):
         pass
 
 

@@ -14,8 +14,9 @@ from mcpx.cli.output import TrafficPrinter, print_result, release_stdout
 from mcpx.cli.recording import Record, RecordingPlan, RecordSecrets
 from mcpx.errors import ConnectError, McpxError, RequestTimeoutError, RpcError, ToolError, UsageError
 from mcpx.protocol.client import Client
-from mcpx.protocol.eras import Era
-from mcpx.transports.spec import ServerSpec
+from mcpx.protocol.options import SessionOptions
+from mcpx.protocol.session import open_session
+from mcpx.target import ServerSpec
 from mcpx.wire.traffic import TrafficLog
 
 LIST_METHODS = {
@@ -67,6 +68,7 @@ class CallRequest:
         o.parse_params(self.params)
 
 
+@o.connection_flags(timeout=60.0, oauth=True)
 def command(
     target: o.Target = None,
     server_args: o.ServerArgs = None,
@@ -84,27 +86,8 @@ def command(
     params: Annotated[str | None, typer.Option("--params", help="Params as JSON for any method.")] = None,
     cursor: Annotated[str | None, typer.Option("--cursor", help="Fetch one page of a list.")] = None,
     log_level: Annotated[str | None, typer.Option("--log-level")] = None,
-    env: o.Env = None,
-    cwd: o.Cwd = None,
-    header: o.Header = None,
-    transport: o.TransportOpt = "auto",
-    config: o.Config = None,
-    server: o.Server = None,
-    timeout: o.Timeout = 60.0,
+    connection: o.ConnectionOptions = o.FLAGS,
     max_total_timeout: o.MaxTotalTimeout = MAX_TOTAL_TIMEOUT,
-    protocol_era: o.EraOpt = "auto",
-    protocol_version: o.Version = None,
-    probe_timeout: o.ProbeTimeout = 2.0,
-    bearer: o.Bearer = None,
-    secret_header: o.SecretHeader = None,
-    server_url: o.ServerUrl = None,
-    oauth_client_id: o.OAuthClientId = None,
-    oauth_client_secret: o.OAuthClientSecret = None,
-    oauth_client_metadata_url: o.OAuthMetadataUrl = None,
-    oauth_scope: o.OAuthScope = None,
-    oauth_callback_port: o.OAuthCallbackPort = None,
-    oauth_no_browser: o.OAuthNoBrowser = False,
-    oauth_non_interactive: o.OAuthNonInteractive = False,
     elicit: Annotated[
         str | None,
         typer.Option(
@@ -137,17 +120,6 @@ def command(
         cursor,
         log_level,
     )
-    connection = o.ConnectionOptions(
-        target, server_args or [], env or [], cwd, header or [], transport, config, server,
-        timeout, protocol_era, protocol_version, probe_timeout,
-    )  # fmt: skip
-    connection.remote(bearer, secret_header, server_url)
-    connection.sign_in(
-        o.OAuthFlags(
-            oauth_client_id, oauth_client_secret, oauth_client_metadata_url, oauth_scope,
-            oauth_callback_port, oauth_no_browser, oauth_non_interactive,
-        )
-    )  # fmt: skip
 
     def prepare() -> Coroutine[Any, Any, int]:
         if method is None:
@@ -155,18 +127,16 @@ def command(
         o.check_format(fmt)
         request.check()
         spec = connection.spec()
-        era = connection.era(spec)
-        handlers: dict[str, Any] = {
-            "on_elicit": elicitation_handler(elicit),
-            "on_sample": sampling_handler(sample),
-            "roots": roots_from_flags(root),
-        }
-        recording = RecordingPlan.from_flags(record, record_secrets, spec, era.name)
-        if max_total_timeout > 0:
-            handlers["max_total_timeout"] = max_total_timeout
-        elif max_total_timeout < 0:
+        if max_total_timeout < 0:
             raise UsageError("--max-total-timeout must be 0 (no bound) or more seconds")
-        run = _run(spec, era, connection.request_timeout, handlers, request, fmt, traffic, recording)
+        options = connection.session(
+            on_elicit=elicitation_handler(elicit),
+            on_sample=sampling_handler(sample),
+            roots=roots_from_flags(root),
+            max_total_timeout=max_total_timeout or None,
+        )
+        recording = RecordingPlan.from_flags(record, record_secrets, spec, options.pinned_era)
+        run = _run(spec, options, request, fmt, traffic, recording)
         return recording.run(run) if recording is not None else run
 
     execute(fmt, prepare)
@@ -174,9 +144,7 @@ def command(
 
 async def _run(
     spec: ServerSpec,
-    era: Era,
-    timeout: float | None,
-    handlers: dict[str, Any],
+    options: SessionOptions,
     request: CallRequest,
     fmt: str,
     traffic: bool,
@@ -187,7 +155,7 @@ async def _run(
         recording.attach(log)
     if traffic:
         TrafficPrinter(log).attach()
-    client = Client(spec.open(log), era=era, timeout=timeout, **handlers)
+    client = open_session(spec, options, traffic=log)
     try:
         await client.connect()
     except (ConnectError, RequestTimeoutError) as exc:

@@ -16,7 +16,7 @@ import typer
 from mcpx.cli import options as o
 from mcpx.cli.recording import RecordingPlan, RecordSecrets
 from mcpx.errors import ConnectError, RequestTimeoutError, UsageError
-from mcpx.transports.spec import ServerSpec
+from mcpx.target import ServerSpec
 from mcpx.wire.controls import escape_controls
 from mcpx.wire.traffic import TrafficLog
 
@@ -26,6 +26,7 @@ _COLOURS = {"pass": "32", "fail": "31;1", "warn": "33", "skip": "2", "incomplete
 FRAME_WIDTH = 600
 
 
+@o.connection_flags(timeout=10.0, version=False, remote=False)
 def command(
     target: o.Target = None,
     server_args: o.ServerArgs = None,
@@ -71,14 +72,7 @@ def command(
         ),
     ] = None,
     record_secrets: RecordSecrets = False,
-    env: o.Env = None,
-    cwd: o.Cwd = None,
-    header: o.Header = None,
-    transport: o.TransportOpt = "auto",
-    config: o.Config = None,
-    server: o.Server = None,
-    timeout: o.Timeout = 10.0,
-    protocol_era: o.EraOpt = "auto",
+    connection: o.ConnectionOptions = o.FLAGS,
     probe_timeout: Annotated[
         float | None,
         typer.Option(
@@ -91,19 +85,16 @@ def command(
     """Run protocol checks against a server: pass / fail / warn / skipped, exit 6 when one fails."""
     from mcpx.cli.main import execute
 
-    connection = o.ConnectionOptions(
-        target, server_args or [], env or [], cwd, header or [], transport, config, server,
-        timeout, protocol_era, None, probe_timeout or 0.0,
-    )  # fmt: skip
+    connection.probe_timeout = probe_timeout or 0.0
+    protocol_era = connection.protocol_era
 
     def prepare() -> Coroutine[Any, Any, int]:
         o.check_format(fmt)
-        if protocol_era not in ("auto", "legacy", "modern"):
-            raise UsageError(f"--protocol-era must be legacy, auto or modern, not {protocol_era!r}")
+        connection.session()  # one sentence for a bad --protocol-era
         if list_checks:
             return _list(fmt)
         if recording is not None:
-            if target or server or config:
+            if target or connection.server or connection.config:
                 raise UsageError(
                     "--recording judges a recorded session: give no TARGET, --server or --config"
                 )

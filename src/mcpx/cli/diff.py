@@ -12,6 +12,7 @@ import os
 import shlex
 import sys
 from collections.abc import Coroutine
+from dataclasses import replace
 from typing import Annotated, Any
 
 import typer
@@ -26,6 +27,7 @@ _SIDE = Annotated[
 ]
 
 
+@o.connection_flags(timeout=60.0, config=False, remote=False)
 def command(
     a: _SIDE,
     b: _SIDE,
@@ -33,14 +35,7 @@ def command(
         list[str] | None,
         typer.Option("--ignore", help="A JSONPath whose differences do not count (repeatable): $.serverInfo"),
     ] = None,
-    env: o.Env = None,
-    cwd: o.Cwd = None,
-    header: o.Header = None,
-    transport: o.TransportOpt = "auto",
-    timeout: o.Timeout = 60.0,
-    protocol_era: o.EraOpt = "auto",
-    protocol_version: o.Version = None,
-    probe_timeout: o.ProbeTimeout = 2.0,
+    connection: o.ConnectionOptions = o.FLAGS,
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
 ) -> None:
     """Compare server info, capabilities and catalogues of A and B (exit 7 when they differ)."""
@@ -58,11 +53,7 @@ def command(
                 gc.freeze()  # the recording lives as long as the command: keep the collector off it
             else:
                 words = split_target(target)
-                connection = o.ConnectionOptions(
-                    words[0], words[1:], env or [], cwd, header or [], transport, None, None,
-                    timeout, protocol_era, protocol_version, probe_timeout,
-                )  # fmt: skip
-                sides.append(connection)
+                sides.append(replace(connection, target=words[0], server_args=words[1:]))
         return _diff(sides, patterns, fmt)
 
     execute(fmt, prepare)
@@ -97,13 +88,12 @@ async def _snapshot(side: Any, secrets: Any) -> Any:
 
     if not isinstance(side, o.ConnectionOptions):
         return from_recording(side)
-    from mcpx.protocol.client import Client
+    from mcpx.protocol.session import open_session
     from mcpx.wire.traffic import TrafficLog
 
     spec = side.spec()
     # both live servers share one policy: what either was given is masked in the whole report
-    client = Client(spec.open(TrafficLog(secrets=secrets)), era=side.era(spec), timeout=side.request_timeout)
-    async with client:
+    async with open_session(spec, side.session(), traffic=TrafficLog(secrets=secrets)) as client:
         return await from_client(client, spec.label)
 
 

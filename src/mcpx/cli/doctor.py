@@ -17,46 +17,29 @@ from mcpx.wire.controls import escape_controls
 _MARKS = {"ok": "✓", "fail": "✗", "warn": "!", "skip": "-"}
 
 
+@o.connection_flags(timeout=10.0)
 def command(
     target: o.Target = None,
     server_args: o.ServerArgs = None,
-    env: o.Env = None,
-    cwd: o.Cwd = None,
-    header: o.Header = None,
-    transport: o.TransportOpt = "auto",
-    config: o.Config = None,
-    server: o.Server = None,
-    timeout: o.Timeout = 10.0,
-    protocol_era: o.EraOpt = "auto",
-    protocol_version: o.Version = None,
-    probe_timeout: o.ProbeTimeout = 2.0,
-    bearer: o.Bearer = None,
-    secret_header: o.SecretHeader = None,
-    server_url: o.ServerUrl = None,
+    connection: o.ConnectionOptions = o.FLAGS,
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
 ) -> None:
     """Walk the connection step by step and stop at the first step that fails."""
     from mcpx.cli.main import execute
 
-    connection = o.ConnectionOptions(
-        target, server_args or [], env or [], cwd, header or [], transport, config, server,
-        timeout, protocol_era, protocol_version, probe_timeout,
-    )  # fmt: skip
-    connection.remote(bearer, secret_header, server_url)
-
     def prepare() -> Coroutine[Any, Any, int]:
         o.check_format(fmt)
         spec = connection.spec()
-        return _run(spec, connection.era(spec), connection.request_timeout or 10.0, fmt)
+        return _run(spec, connection.session(timeout=connection.request_timeout or 10.0), fmt)
 
     execute(fmt, prepare)
 
 
-async def _run(spec: Any, era: Any, timeout: float, fmt: str) -> int:
+async def _run(spec: Any, options: Any, fmt: str) -> int:
     from mcpx.check.doctor import doctor
     from mcpx.wire.secret_policy import SecretPolicy
 
-    report = await doctor(spec, era, timeout=timeout)
+    report = await doctor(spec, options)
     secrets = SecretPolicy()
     spec.teach(secrets)  # what the server is reached with is masked in the report, as in every view
     if fmt == "json":

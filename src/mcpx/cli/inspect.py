@@ -15,29 +15,11 @@ from mcpx.cli.recording import Record, RecordingPlan, RecordSecrets
 from mcpx.errors import McpxError, UsageError
 
 
+@o.connection_flags(timeout=None, oauth=True)
 def command(
     target: o.Target = None,
     server_args: o.ServerArgs = None,
-    env: o.Env = None,
-    cwd: o.Cwd = None,
-    header: o.Header = None,
-    transport: o.TransportOpt = "auto",
-    config: o.Config = None,
-    server: o.Server = None,
-    timeout: o.Timeout = None,
-    protocol_era: o.EraOpt = "auto",
-    protocol_version: o.Version = None,
-    probe_timeout: o.ProbeTimeout = 2.0,
-    bearer: o.Bearer = None,
-    secret_header: o.SecretHeader = None,
-    server_url: o.ServerUrl = None,
-    oauth_client_id: o.OAuthClientId = None,
-    oauth_client_secret: o.OAuthClientSecret = None,
-    oauth_client_metadata_url: o.OAuthMetadataUrl = None,
-    oauth_scope: o.OAuthScope = None,
-    oauth_callback_port: o.OAuthCallbackPort = None,
-    oauth_no_browser: o.OAuthNoBrowser = False,
-    oauth_non_interactive: o.OAuthNonInteractive = False,
+    connection: o.ConnectionOptions = o.FLAGS,
     log_level: Annotated[
         str | None, typer.Option("--log-level", help="Ask the server for logs at this level.")
     ] = None,
@@ -50,23 +32,14 @@ def command(
     ] = None,
 ) -> None:
     """Open the inspector TUI on a live server; with no TARGET, on every configured server (a workspace)."""
-    connection = o.ConnectionOptions(
-        target, server_args or [], env or [], cwd, header or [], transport, config, server,
-        timeout, protocol_era, protocol_version, probe_timeout,
-    )  # fmt: skip
-    connection.remote(bearer, secret_header, server_url)
     from mcpx.tui import TuiSignIn
 
     prompts = TuiSignIn()  # the terminal belongs to the TUI: sign-in talks through its screen
-    connection.sign_in(
-        o.OAuthFlags(
-            oauth_client_id, oauth_client_secret, oauth_client_metadata_url, oauth_scope,
-            oauth_callback_port, oauth_no_browser, oauth_non_interactive,
-        ),
-        show=prompts.show, paste=prompts.paste,
-    )  # fmt: skip
+    connection.sign_in(show=prompts.show, paste=prompts.paste)
+    config, timeout = connection.config, connection.timeout
+    protocol_era, probe_timeout = connection.protocol_era, connection.probe_timeout
     # no target (or --config without --server): every configured server, in the workspace
-    workspace = target is None and server_url is None and server is None
+    workspace = target is None and connection.server_url is None and connection.server is None
     try:
         recording = None
         if workspace:
@@ -76,17 +49,16 @@ def command(
                 raise UsageError(
                     "--record records one server: name it (TARGET, or --config FILE --server NAME)"
                 )
-            if protocol_era not in ("legacy", "auto", "modern"):
-                raise UsageError(f"--protocol-era must be legacy, auto or modern, not {protocol_era!r}")
+            connection.session()  # refuse a bad era or version before the screen opens
             servers = configured([config] if config else [])
             spec = None
         else:
             spec = connection.spec()
-            era = connection.era(spec)  # refuse a bad era or version before the screen opens
-            recording = RecordingPlan.from_flags(record, record_secrets, spec, era.name)
+            options = connection.session()  # refuse a bad era or version before the screen opens
+            recording = RecordingPlan.from_flags(record, record_secrets, spec, options.pinned_era)
         overrides: dict[str, Any] = {
             "protocol_era": protocol_era,
-            "protocol_version": protocol_version,
+            "protocol_version": connection.protocol_version,
             "probe_timeout": probe_timeout,
         }
         if timeout is not None:

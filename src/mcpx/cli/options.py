@@ -3,16 +3,22 @@ parsing of the small `key=value` languages the official inspector's CLI uses."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
 from mcpx.errors import UsageError
-from mcpx.protocol.eras import Era
-from mcpx.transports.spec import ServerSpec, TransportName, resolve_target
+from mcpx.target import ServerSpec, check_transport, resolve_target
+
+if TYPE_CHECKING:
+    from mcpx.protocol.eras import Era
+    from mcpx.protocol.options import SessionOptions
 
 Target = Annotated[
     str | None,
@@ -92,8 +98,6 @@ OAuthNonInteractive = Annotated[
     ),
 ]
 
-_TRANSPORTS = ("stdio", "http", "sse", "auto")
-
 
 @dataclass(slots=True)
 class OAuthFlags:
@@ -130,6 +134,10 @@ class OAuthFlags:
 
 @dataclass(slots=True)
 class ConnectionOptions:
+    """A command's connection flags as given: which server (`spec()`), and how to talk to it
+    (`session()`, the one frozen `SessionOptions`). Built once per command by `connection_flags`;
+    nothing is checked until `spec()` / `session()` run inside the command's `prepare`."""
+
     target: str | None
     server_args: list[str] = field(default_factory=list)
     env: list[str] = field(default_factory=list)
@@ -153,16 +161,49 @@ class ConnectionOptions:
     #: how the sign-in talks to the user: `show` and `paste` callbacks (default: the terminal)
     oauth_prompts: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def from_flags(
+        cls, target: str | None, server_args: list[str] | None, flags: dict[str, Any]
+    ) -> ConnectionOptions:
+        """The options from `connection_flags`' parameters (a flag the command lacks keeps its default)."""
+        options = cls(
+            target,
+            list(server_args or []),
+            list(flags.get("env") or []),
+            flags.get("cwd"),
+            list(flags.get("header") or []),
+            flags.get("transport", "auto"),
+            flags.get("config"),
+            flags.get("server"),
+            flags.get("timeout"),
+            flags.get("protocol_era", "auto"),
+            flags.get("protocol_version"),
+            flags.get("probe_timeout", 2.0),
+        )
+        if "bearer" in flags:  # commands without the HTTP-only flags never read $MCPX_BEARER either
+            options.remote(flags["bearer"], flags["secret_header"], flags["server_url"])
+        if "oauth_client_id" in flags:
+            options.oauth = OAuthFlags(
+                flags["oauth_client_id"],
+                flags["oauth_client_secret"],
+                flags["oauth_client_metadata_url"],
+                flags["oauth_scope"],
+                flags["oauth_callback_port"],
+                flags["oauth_no_browser"],
+                flags["oauth_non_interactive"],
+            )
+        return options
+
     def remote(self, bearer: str | None, secret_headers: list[str] | None, server_url: str | None) -> None:
         """Take the HTTP-only flags (shared by every command that reaches a server)."""
         self.bearer = bearer or os.environ.get("MCPX_BEARER") or None
         self.secret_headers = list(secret_headers or [])
         self.server_url = server_url
 
-    def sign_in(self, flags: OAuthFlags, **prompts: Any) -> None:
+    def sign_in(self, flags: OAuthFlags | None = None, **prompts: Any) -> None:
         """Sign in with OAuth when a URL server answers 401 (unless an Authorization header is given);
         `prompts` replace the terminal's `show` and `paste` (the TUI's sign-in screen)."""
-        self.oauth = flags
+        self.oauth = flags if flags is not None else self.oauth or OAuthFlags()
         self.oauth_prompts = prompts
 
     def _attach_oauth(self, spec: ServerSpec) -> ServerSpec:
@@ -174,6 +215,7 @@ class ConnectionOptions:
         from mcpx.cli.output import show_sign_in
 
         prompts = {"show": show_sign_in, **self.oauth_prompts}
+        # the target's own sign-in: the TUI reconnects with it, and a config entry's `oauth` feeds it
         spec.auth = oauth_for(spec.url, self.oauth.settings(spec.oauth), **prompts)
         return spec
 
@@ -182,19 +224,27 @@ class ConnectionOptions:
         """Seconds per answer; 0 or less waits forever."""
         return self.timeout if self.timeout is not None and self.timeout > 0 else None
 
+    def session(self, **extra: Any) -> SessionOptions:
+        """How to talk to the server, checked (one sentence for a bad era or version); `extra` adds what
+        the command answers with (roots, on_elicit, …) or changes a field."""
+        from mcpx.protocol.options import SessionOptions
+
+        values: dict[str, Any] = {
+            "era": self.protocol_era,
+            "protocol_version": self.protocol_version,
+            "probe_timeout": self.probe_timeout,
+            "timeout": self.request_timeout,
+        }
+        values.update(extra)
+        return SessionOptions(**values)
+
     def era(self, spec: ServerSpec) -> Era:
         """The era strategy the flags ask for (auto remembers its verdict per server)."""
-        from mcpx.protocol.auto import make_era
-
-        return make_era(
-            self.protocol_era, self.protocol_version, probe_timeout=self.probe_timeout, key=spec.label
-        )
+        return self.session().make_era(spec.label)
 
     def spec(self) -> ServerSpec:
         """The server these options name (raises `UsageError` with one sentence when they can't)."""
-        if self.transport not in _TRANSPORTS:
-            raise UsageError(f"--transport must be one of {', '.join(_TRANSPORTS)}, not {self.transport!r}")
-        transport: TransportName = self.transport  # type: ignore[assignment]
+        transport = check_transport(self.transport)
         env = parse_pairs(self.env, "-e", "KEY=VALUE")
         headers = parse_headers(self.headers)
         if self.bearer:
@@ -228,6 +278,102 @@ class ConnectionOptions:
         )
         spec.secret_headers.extend(self.secret_headers)
         return self._attach_oauth(spec)
+
+
+_OWN: Any = object()  # a flag placed among the shared ones only when the command declares it itself
+#: the shared connection flags, in the order `--help` lists them, by group: (parameter, annotation, default)
+_FLAGS: dict[str, list[tuple[str, Any, Any]]] = {
+    "server": [
+        ("env", Env, None),
+        ("cwd", Cwd, None),
+        ("header", Header, None),
+        ("transport", TransportOpt, "auto"),
+    ],
+    "config": [("config", Config, None), ("server", Server, None)],
+    # --max-total-timeout: only where the command declares it (call), placed after --timeout
+    "timeout": [("timeout", Timeout, 60.0), ("max_total_timeout", MaxTotalTimeout, _OWN)],
+    "era": [
+        ("protocol_era", EraOpt, "auto"),
+        ("protocol_version", Version, None),
+        ("probe_timeout", ProbeTimeout, 2.0),
+    ],
+    "remote": [
+        ("bearer", Bearer, None),
+        ("secret_header", SecretHeader, None),
+        ("server_url", ServerUrl, None),
+    ],
+    "oauth": [
+        ("oauth_client_id", OAuthClientId, None),
+        ("oauth_client_secret", OAuthClientSecret, None),
+        ("oauth_client_metadata_url", OAuthMetadataUrl, None),
+        ("oauth_scope", OAuthScope, None),
+        ("oauth_callback_port", OAuthCallbackPort, None),
+        ("oauth_no_browser", OAuthNoBrowser, False),
+        ("oauth_non_interactive", OAuthNonInteractive, False),
+    ],
+}
+_F = TypeVar("_F", bound=Callable[..., Any])
+#: the default a command gives its `connection` parameter (`connection_flags` always passes the real one)
+FLAGS: Any = None
+
+
+def connection_flags(
+    *,
+    timeout: float | None = 60.0,
+    config: bool = True,
+    version: bool = True,
+    remote: bool = True,
+    oauth: bool = False,
+) -> Callable[[_F], _F]:
+    """Give a command the shared connection flags and hand it one `ConnectionOptions` built from them.
+
+    The command declares a parameter `connection: ConnectionOptions` where the flags belong in its
+    `--help`; typer sees the flags there instead (env, cwd, header, transport, [config, server], timeout,
+    protocol era/version/probe, [bearer, secret header, server URL], [oauth …]). `timeout` is the command's
+    default for `--timeout`; `config`, `version`, `remote` and `oauth` say which groups it has. A command
+    that declares one of the flags itself (another default or help) keeps its own, in the shared place in
+    `--help`, and sets the matching field of `connection` in its body. TARGET and the server's arguments,
+    when the command has them as `target` and `server_args`, fill in the options too.
+    """
+    groups = ["server", *(["config"] if config else []), "timeout", "era"]
+    groups += [*(["remote"] if remote else []), *(["oauth"] if oauth else [])]
+
+    def decorate(command: _F) -> _F:
+        own = inspect.signature(command, eval_str=True)
+        assert "connection" in own.parameters, f"{command.__name__} needs a `connection` parameter"
+        shared: list[inspect.Parameter] = []  # the flags, in their place in `--help`
+        for group in groups:
+            for name, annotation, default in _FLAGS[group]:
+                if name in own.parameters:  # the command's own spelling, in the shared place
+                    shared.append(own.parameters[name])
+                elif default is not _OWN and (version or name != "protocol_version"):
+                    default = timeout if name == "timeout" else default
+                    shared.append(inspect.Parameter(name, _KEYWORD, annotation=annotation, default=default))
+        moved = {p.name for p in shared}
+        params: list[inspect.Parameter] = []
+        for param in own.parameters.values():
+            if param.name == "connection":
+                params.extend(shared)
+            elif param.name not in moved:
+                params.append(param)
+        names = [p.name for p in shared if p.name not in own.parameters]
+
+        @functools.wraps(command)
+        def run(**kwargs: Any) -> Any:
+            flags = {name: kwargs.pop(name) for name in names}
+            kwargs["connection"] = ConnectionOptions.from_flags(
+                kwargs.get("target"), kwargs.get("server_args"), flags
+            )
+            return command(**kwargs)
+
+        run.__signature__ = own.replace(parameters=params)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in params}
+        return run  # type: ignore[return-value]
+
+    return decorate
+
+
+_KEYWORD = inspect.Parameter.POSITIONAL_OR_KEYWORD
 
 
 def check_format(fmt: str) -> None:

@@ -23,6 +23,7 @@ DRIFT_EXIT = 7
 _MARKS = {"same": "same   ", "changed": "CHANGED", "missing": "MISSING", "new": "NEW    "}
 
 
+@o.connection_flags(timeout=60.0, config=False, remote=False)
 def command(
     file: Annotated[str, typer.Argument(help="A recording made with --record.", show_default=False)],
     server_args: o.ServerArgs = None,
@@ -36,16 +37,10 @@ def command(
         list[str] | None,
         typer.Option("--ignore", help="A JSONPath whose differences do not count (repeatable): $..timestamp"),
     ] = None,
-    env: o.Env = None,
-    cwd: o.Cwd = None,
-    header: o.Header = None,
-    transport: o.TransportOpt = "auto",
-    timeout: o.Timeout = 60.0,
+    connection: o.ConnectionOptions = o.FLAGS,
     protocol_era: Annotated[
         str | None, typer.Option("--protocol-era", help="legacy, auto or modern (default: the recording's).")
     ] = None,
-    protocol_version: o.Version = None,
-    probe_timeout: o.ProbeTimeout = 2.0,
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List unchanged requests too.")] = False,
     check_secrets: Annotated[
@@ -59,6 +54,7 @@ def command(
     """Open a recording in the TUI, or replay it against a server and report changes (exit 7 on drift)."""
     from mcpx.cli.main import execute
 
+    connection.target = against
     if check_secrets:
         execute(fmt, lambda: _exit_with(_check_secrets(file, fmt)))
         return
@@ -79,26 +75,19 @@ def command(
                 raise UsageError("server arguments need --against TARGET")
             return _describe(recording, fmt)
         era = protocol_era or (recording.era if recording.era in ("legacy", "modern") else "auto")
-        connection = o.ConnectionOptions(
-            against, server_args or [], env or [], cwd, header or [], transport, None, None,
-            timeout, era, protocol_version, probe_timeout,
-        )  # fmt: skip
         spec = connection.spec()
-        return _replay(
-            recording, spec, connection.era(spec), connection.request_timeout, patterns, fmt, verbose
-        )
+        options = connection.session(era=era)
+        return _replay(recording, spec, options, patterns, fmt, verbose)
 
     execute(fmt, prepare)
 
 
-async def _replay(
-    recording: Any, spec: Any, era: Any, timeout: float | None, patterns: Any, fmt: str, verbose: bool
-) -> int:
+async def _replay(recording: Any, spec: Any, options: Any, patterns: Any, fmt: str, verbose: bool) -> int:
     from mcpx.record.replay import replay
     from mcpx.wire.traffic import TrafficLog
 
     log = TrafficLog()  # its policy learns what the server is reached with: the report masks it
-    report = await replay(recording, spec, era=era, timeout=timeout, ignore=patterns, traffic=log)
+    report = await replay(recording, spec, options, ignore=patterns, traffic=log)
     if fmt == "json":
         body = log.secrets.value(report.to_json())
         sys.stdout.write(json.dumps(body, ensure_ascii=False, default=repr) + "\n")

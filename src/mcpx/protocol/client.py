@@ -21,6 +21,7 @@ from mcpx.protocol.catalogue import Catalogue, Timeout
 from mcpx.protocol.eras import ClientIdentity, Era, Opened, Resend
 from mcpx.protocol.modern import HttpMirror
 from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
+from mcpx.protocol.session import Session
 from mcpx.protocol.subscriptions import Watch
 from mcpx.transports.base import HeaderMirroring, ProtocolVersionAware, StreamLostError, Transport
 from mcpx.wire import TrafficEvent, TrafficLog
@@ -45,7 +46,8 @@ _T = TypeVar("_T")
 
 
 class Client(Catalogue):
-    """An MCP client over one transport. Use `mcpx.connect()` to build one from a target."""
+    """An MCP client over one transport. Faces and features get one from `open_session()`; scripts from
+    `mcpx.connect()`."""
 
     def __init__(
         self,
@@ -96,6 +98,8 @@ class Client(Catalogue):
         self._session_epoch = 0
         self._reopening = asyncio.Lock()
         self._init_catalogue()
+        #: the front door's façade: what faces may ask about the connection (see `session`)
+        self.session = Session(self.peer, self.reconnect)
         self.watching = Watch(self)
         #: over a transport that mirrors messages into HTTP headers (Streamable HTTP)
         self.http: HttpMirror | None = None
@@ -105,11 +109,31 @@ class Client(Catalogue):
 
     # -- lifecycle -----------------------------------------------------------------------------------
     async def connect(self) -> Opened:
+        """Start the transport and open the conversation (`start()` then `open()`)."""
+        await self.start()
+        return await self.open()
+
+    async def start(self) -> None:
+        """Start the transport only (spawn the process, get ready to POST): nothing is said yet."""
         await self.peer.start()
+
+    async def open(self) -> Opened:
+        """Open the conversation over a started transport: the era's probe or handshake."""
         return await self._open()
 
-    async def _open(self) -> Opened:
-        self.opened = opened = await self.era.open(self.peer, self.identity, self.connect_timeout)
+    async def reconnect(self) -> Opened:
+        """Close the transport, start it again and reopen in the era chosen the first time (an `auto`
+        era that has chosen does not probe again); the traffic log goes on."""
+        era: Era = getattr(self.era, "chosen", None) or self.era
+        await self.peer.restart()
+        opened = await self._open(era)
+        self._session_epoch += 1
+        self._dirty.update(self._cache)  # a new server may list other things
+        return opened
+
+    async def _open(self, era: Era | None = None) -> Opened:
+        era = era or self.era
+        self.opened = opened = await era.open(self.peer, self.identity, self.connect_timeout)
         for note in opened.notes:
             self.traffic.info(note, "protocol")
         self.traffic.info(

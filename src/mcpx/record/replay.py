@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from mcpx.errors import ConnectError, McpxError, RpcError
 from mcpx.protocol.client import Client
-from mcpx.protocol.eras import Era
+from mcpx.protocol.options import SessionOptions
+from mcpx.protocol.session import open_session
 from mcpx.record.jsondiff import Change, Pattern, diff, split_ignored
 from mcpx.record.reader import Recording
 from mcpx.record.session import (
@@ -38,7 +39,7 @@ from mcpx.record.session import (
     client_requests,
     plain_params,
 )
-from mcpx.transports.spec import ServerSpec
+from mcpx.target import ServerSpec
 from mcpx.wire.jsonrpc import Notification
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
@@ -185,13 +186,15 @@ def compare(
 async def replay(
     recording: Recording,
     spec: ServerSpec,
+    options: SessionOptions,
     *,
-    era: Era,
-    timeout: float | None = 60.0,
     ignore: Sequence[Pattern] = (),
     traffic: TrafficLog | None = None,
 ) -> ReplayReport:
-    """Re-issue the recording's client requests against `spec` and compare every response."""
+    """Re-issue the recording's client requests against `spec` and compare every response.
+
+    `options` say how to connect; what the server asks is answered from the recording, as whom it names.
+    """
     report = ReplayReport(os.fspath(recording.path), spec.label)
     exchanges = client_requests(recording)
     info, capabilities = client_identity(recording)
@@ -205,8 +208,8 @@ async def replay(
     if "roots" in capabilities or roots is not None:
         listed = roots.get("roots") if isinstance(roots, dict) else None
         handlers["roots"] = listed if isinstance(listed, list) else []
-    log = traffic if traffic is not None else TrafficLog()
-    client = Client(spec.open(log), era=era, timeout=timeout, client_info=info, **handlers)
+    options = replace(options, client_info=info, **handlers)
+    client = open_session(spec, options, traffic=traffic)
     steps: list[Exchange | TrafficEvent] = [x for x in exchanges if x.method not in PLUMBING]
     steps += client_notifications(recording)
     steps.sort(key=lambda step: step.seq)

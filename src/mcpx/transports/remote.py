@@ -13,8 +13,8 @@ only a refused `initialize` leads to HTTP+SSE (the spec's order: modern, handsha
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 from mcpx.errors import AuthRequiredError, ConnectError, McpxError, UsageError
 from mcpx.transports.base import HeaderMirroring, HeadersFor, ProtocolVersionAware, Transport
@@ -23,27 +23,21 @@ from mcpx.transports.http_common import check_url
 from mcpx.transports.sse import SseTransport
 from mcpx.wire import Message, Request, TrafficEvent, TrafficLog
 
-if TYPE_CHECKING:
-    from mcpx.transports.spec import ServerSpec
 
-
-def open_url(spec: ServerSpec, traffic: TrafficLog, **options: Any) -> Transport:
-    """The transport for a URL spec (not started). `options` go to the transports (auth, http_transport)."""
-    assert spec.url is not None
-    url = check_url(spec.url)
-    common: dict[str, Any] = {
-        "traffic": traffic,
-        "headers": spec.headers,
-        "secret_headers": tuple(spec.secret_headers),
-        **options,
-    }
-    if spec.transport == "http":
+def open_url(
+    url: str, transport: str, secret_headers: Sequence[str], traffic: TrafficLog, **options: Any
+) -> Transport:
+    """The transport for a URL (not started). `options` go to the transports (headers, auth,
+    http_transport)."""
+    url = check_url(url)
+    common: dict[str, Any] = {"traffic": traffic, "secret_headers": tuple(secret_headers), **options}
+    if transport == "http":
         return HttpTransport(url, **common)
-    if spec.transport == "sse":
+    if transport == "sse":
         return SseTransport(url, **common)
-    if spec.transport == "auto":
+    if transport == "auto":
         return AutoTransport(url, **common)
-    raise UsageError(f"{url} is a URL: use --transport http, sse or auto, not {spec.transport}")
+    raise UsageError(f"{url} is a URL: use --transport http, sse or auto, not {transport}")
 
 
 class AutoTransport:

@@ -22,12 +22,13 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from mcpx.errors import ConnectError, McpxError, RequestTimeoutError, ServerExitedError
-from mcpx.protocol.auto import make_era
 from mcpx.protocol.client import Client
+from mcpx.protocol.options import SessionOptions, check_era
+from mcpx.protocol.session import open_session
 from mcpx.wire.traffic import TrafficLog
 from mcpx.workspace.agent_view import AgentTool, agent_tools, definition_size
 from mcpx.workspace.discovery import Configured
@@ -131,12 +132,20 @@ class Workspace:
         clock: Clock = time.monotonic,
         wall: Clock = time.time,
         client_options: ClientOptions | None = None,
+        options: SessionOptions | None = None,
     ) -> None:
+        """`options` say how to talk to every server (their `connect_timeout` bounds each one's start);
+        without them, the keywords before `stdio_slots` build them."""
         self.entries = [Entry(i, c, TrafficLog(clock=clock, wall=wall)) for i, c in enumerate(configured)]
-        self.connect_timeout = connect_timeout
-        self.request_timeout = request_timeout
-        self.protocol_era = protocol_era
-        self.probe_timeout = probe_timeout
+        if options is None:
+            options = SessionOptions(
+                era=check_era(protocol_era),
+                probe_timeout=probe_timeout,
+                timeout=request_timeout,
+                connect_timeout=connect_timeout,
+            )
+        self.options = options
+        self.connect_timeout = options.connect_timeout or connect_timeout
         self.slot_seconds = slot_seconds
         self.stderr_lines = stderr_lines
         self.clock = clock
@@ -250,7 +259,7 @@ class Workspace:
             entry.client = client
             self._connected(entry, client)
             await self._load(entry, client, set(COUNTED), refresh=False)
-            closed = asyncio.ensure_future(client.peer.closed.wait())
+            closed = asyncio.ensure_future(client.session.wait_closed())
             stopping = asyncio.ensure_future(stop.wait())
             try:
                 await asyncio.wait({closed, stopping}, return_when=asyncio.FIRST_COMPLETED)
@@ -260,7 +269,7 @@ class Workspace:
             if stop.is_set():
                 self._set(entry, "closed")
             else:
-                error = client.peer.ended or ConnectError("the connection ended")
+                error = client.session.ended or ConnectError("the connection ended")
                 entry.dropped_at = self.wall()
                 self._failed(entry, error, "dropped", first_seq)
         except asyncio.CancelledError:
@@ -299,13 +308,7 @@ class Workspace:
         timer = asyncio.get_running_loop().call_later(self.slot_seconds, release)
         self._set(entry, "connecting")
         started = self.clock()
-        client = Client(
-            spec.open(entry.traffic),
-            era=make_era(self.protocol_era, None, probe_timeout=self.probe_timeout, key=spec.label),
-            timeout=self.request_timeout,
-            connect_timeout=self.connect_timeout,
-            **options,
-        )
+        client = open_session(spec, replace(self.options, **options), traffic=entry.traffic)
         connecting = asyncio.ensure_future(client.connect())
         connecting.add_done_callback(_retrieve)
         try:

@@ -1,0 +1,129 @@
+"""A target: which server to reach, as a plain value on the ground floor (nothing here opens anything).
+
+TARGET rules (as the official inspector's): a `.py` file runs with this Python, `.js/.mjs/.cjs` with
+`node`, `.ts` with `npx -y tsx`, an `http(s)://` URL is a remote server, anything else is a command.
+Words after TARGET are the server's argv.
+
+`mcpx.transports.open_transport(target, traffic)` turns a `ServerSpec` into a transport; the front door
+(`mcpx.protocol.session.open_session`) is how faces and features get a connected client from one. This
+module imports nothing of mcpx but its errors and the wire's secret policy (a target masks its own URL
+and teaches the policy its secrets), so every floor above the wire can hold a target.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from mcpx.errors import UsageError
+from mcpx.wire.secret_policy import SecretPolicy, mask_url
+
+TransportName = Literal["stdio", "http", "sse", "auto"]
+#: the names `--transport` and config files accept, in the order help texts give them
+TRANSPORT_NAMES: tuple[TransportName, ...] = get_args(TransportName)
+_INTERPRETERS: dict[str, list[str]] = {
+    ".py": [sys.executable],
+    ".js": ["node"],
+    ".mjs": ["node"],
+    ".cjs": ["node"],
+    ".ts": ["npx", "-y", "tsx"],
+}
+
+
+@dataclass(slots=True)
+class ServerSpec:
+    """A server to connect to: a command (stdio) or a URL (HTTP), with its settings."""
+
+    command: list[str] | None = None
+    url: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    #: header names (beyond Authorization, Cookie, …) whose values are masked in traffic and recordings
+    secret_headers: list[str] = field(default_factory=list)
+    transport: TransportName = "auto"
+    #: the name it has in a config file, when it came from one
+    name: str | None = None
+    source: str | None = None
+    #: this server's own sign-in: builds the `httpx.Auth` for its HTTP requests from the traffic log (the
+    #: OAuth flow of `mcpx.auth`, attached by the layer above; typed loosely because this floor knows
+    #: neither the log nor httpx). `SessionOptions.auth`, when given, takes its place.
+    auth: Callable[[Any], Any] | None = None
+    #: OAuth settings a config-file entry gave (client id, scope, …), for the layer above to read
+    oauth: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        if self.url:
+            return mask_url(self.url)  # shown and stored: never the userinfo or a secret query value
+        return shlex.join(self.command or [])
+
+    def teach(self, secrets: SecretPolicy) -> None:
+        """Tell a secret policy the values this server is started or reached with (secret env values,
+        inherited ones too for a process; header values; URL userinfo and secret query values)."""
+        secrets.learn_target(
+            env=self.env,
+            headers=self.headers,
+            secret_headers=self.secret_headers,
+            url=self.url,
+            inherited=self.command is not None,
+        )
+
+
+def is_url(target: str) -> bool:
+    return target.startswith(("http://", "https://"))
+
+
+def check_transport(name: str, flag: str = "--transport") -> TransportName:
+    """`name` as a `TransportName`, or one sentence saying what it may be."""
+    if name not in TRANSPORT_NAMES:
+        raise UsageError(f"{flag} must be one of {', '.join(TRANSPORT_NAMES)}, not {name!r}")
+    return name
+
+
+def resolve_target(
+    target: str,
+    args: Sequence[str] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    transport: TransportName = "auto",
+) -> ServerSpec:
+    """Turn TARGET and the words after it into a `ServerSpec` (raises `UsageError` for what cannot work)."""
+    if not target:
+        raise UsageError("no TARGET given: name a server script, a command or a URL")
+    common: dict[str, Any] = {
+        "env": dict(env or {}),
+        "cwd": cwd,
+        "headers": dict(headers or {}),
+        "transport": transport,
+    }
+    if is_url(target):
+        if args:
+            raise UsageError(f"a URL target takes no server arguments (got {shlex.join(args)})")
+        return ServerSpec(url=target, **common)
+    ext = os.path.splitext(target)[1].lower()
+    if ext in _INTERPRETERS:
+        if not os.path.exists(target):
+            raise UsageError(f"the server file {target!r} does not exist")
+        interpreter = list(_INTERPRETERS[ext])
+        if interpreter[0] != sys.executable and shutil.which(interpreter[0]) is None:
+            raise UsageError(f"{target!r} needs {interpreter[0]!r}, which is not on PATH")
+        script = os.path.abspath(target)
+        return ServerSpec(command=[*interpreter, script, *args], **common)
+    command = [target, *args]
+    if not args and " " in target and not os.path.exists(target):
+        # "npx -y @scope/server" given as one word: split it as a shell would
+        command = shlex.split(target)
+    return ServerSpec(command=command, **common)
+
+
+__all__ = ["TRANSPORT_NAMES", "ServerSpec", "TransportName", "check_transport", "is_url", "resolve_target"]
