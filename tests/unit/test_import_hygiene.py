@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 CORE_PACKAGES = [
     "mcpx",
+    "mcpx.target",
+    "mcpx.protocol.session",
     "mcpx.wire",
     "mcpx.transports",
     "mcpx.protocol",
@@ -73,3 +75,31 @@ def test_import_linter_contracts_are_kept() -> None:
     assert proc.returncode == 0, output
     assert " 0 broken" in output, output
     assert "kept" in output and "KEPT" in output, output
+
+
+def test_a_target_is_a_plain_value_just_above_the_wire() -> None:
+    """`mcpx.target` loads nothing of mcpx but its errors and the wire (whose secret policy masks its URL):
+    no transport, no protocol — every floor above the wire may hold one."""
+    modules = modules_after_import("mcpx.target")
+    above_the_wire = [m for m in loaded(modules, "mcpx") if not m.startswith("mcpx.wire")]
+    assert above_the_wire == ["mcpx", "mcpx.__about__", "mcpx.errors", "mcpx.target"]
+
+
+def test_the_features_floor_is_declared_independent() -> None:
+    """The layers contract puts the features side by side with `|` (independent: siblings never import
+    each other), and every exception is a named import with a comment above it."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    floors = next(c for c in contracts if c["type"] == "layers")
+    features = next(layer for layer in floors["layers"] if "mcpx.record" in layer)
+    assert "|" in features and ":" not in features, features
+    assert {name.strip() for name in features.split("|")} >= {
+        "mcpx.record", "mcpx.schema", "mcpx.auth", "mcpx.check", "mcpx.workspace", "mcpx.demo"
+    }  # fmt: skip
+    assert floors["layers"][-2:] == ["mcpx.target", "mcpx.wire"]
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    for exception in floors.get("ignore_imports", []):
+        before = text[: text.index(f'"{exception}"')].rstrip().splitlines()[-1].strip()
+        assert before.startswith("#"), f"the exception {exception} has no comment saying why"
