@@ -179,7 +179,8 @@ async def run_min_protocol(calls: int, warmup: int) -> float:
     proc = subprocess.Popen(SERVER_CMD, stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # noqa: ASYNC220
     loop = asyncio.get_running_loop()
     pending: dict[int, asyncio.Future[Any]] = {}
-    _, protocol = await loop.connect_read_pipe(lambda: _LineProtocol(pending), proc.stdout)
+    reading, protocol = await loop.connect_read_pipe(lambda: _LineProtocol(pending), proc.stdout)
+    reading.max_size = 1 << 16  # type: ignore[attr-defined]  # as mcpx does: 256 KiB reads cost an mmap each
     writer, _ = await loop.connect_write_pipe(asyncio.Protocol, proc.stdin)
 
     async def request(id_: int, method: str, params: dict[str, Any]) -> Any:

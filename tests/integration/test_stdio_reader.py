@@ -55,7 +55,7 @@ async def test_every_frame_arrives_once_in_order_with_its_exact_bytes(push: bool
     assert [e.seq for e in got] == [e.seq for e in frames]
     assert [wire_bytes(e) for e in frames] == chunked_stdout.frames(MB)
     by_method = {e.method: e for e in frames}
-    assert list(by_method) == ["one", "two", "three", "caf\ufffd", "big", "after-big", "unterminated"]
+    assert list(by_method) == ["one", "two", "three", "four", "caf\ufffd", "big", "after-big", "unterminated"]
     assert any("invalid UTF-8" in flag for flag in by_method["caf\ufffd"].flags)
     assert len(by_method["big"].raw) > MB << 20 and by_method["big"].flags == []
     assert by_method["unterminated"].facts == {"unterminated": True}
@@ -72,7 +72,7 @@ async def test_a_line_over_the_limit_is_dropped_and_reported_and_reading_goes_on
     await read_all(transport, push=True)
 
     methods = [e.method for e in log if e.channel == "stdio" and e.direction == "in"]
-    assert methods == ["one", "two", "three", "caf\ufffd", "after-big", "unterminated"]
+    assert methods == ["one", "two", "three", "four", "caf\ufffd", "after-big", "unterminated"]
     dropped = [e.raw for e in log if "dropped" in e.raw]
     assert (
         len(dropped) == 1 and f"over {len(chunked_stdout.big_frame(3))} bytes" in dropped[0]

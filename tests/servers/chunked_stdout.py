@@ -25,6 +25,7 @@ def pieces(megabytes: int) -> list[bytes]:
         b'{"jsonrpc":"2.0","method":"one"',  # a line split across reads
         b',"params":{}}\n{"jsonrpc":"2.0","method":"two"}\n{"jsonrpc"',  # the end of one, a whole one, a start
         b':"2.0","method":"three"}\r\n',  # CRLF
+        b'{"jsonrpc":"2.0","method":"four"}\r\n',  # a whole CRLF frame in one read
         b"\n\n",  # empty lines are skipped
         b'{"jsonrpc":"2.0","method":"caf\xe9","params":{"v":"\xff\xfe"}}\n',  # not UTF-8
         big[: len(big) // 3],
@@ -41,6 +42,7 @@ def frames(megabytes: int) -> list[bytes]:
         b'{"jsonrpc":"2.0","method":"one","params":{}}',
         b'{"jsonrpc":"2.0","method":"two"}',
         b'{"jsonrpc":"2.0","method":"three"}',
+        b'{"jsonrpc":"2.0","method":"four"}',
         b'{"jsonrpc":"2.0","method":"caf\xe9","params":{"v":"\xff\xfe"}}',
         big_frame(megabytes),
         b'{"jsonrpc":"2.0","method":"after-big"}',

@@ -57,6 +57,15 @@ class LineReader(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         end = data.find(b"\n")
+        sink = self.sink
+        if end == len(data) - 1 and sink is not None and not self._partial and not self._skipped and end > 1:
+            # the usual read: exactly one whole frame; straight to the log and the sink
+            line = data[:-2] if data[-2] == 13 else data[:-1]  # 13: a CRLF's \r
+            try:
+                sink(self._received(line, self._channel))
+            except Exception as exc:
+                self._fail(exc)
+            return
         if end < 0:
             self._keep(data)
             return
@@ -129,12 +138,16 @@ class LineReader(asyncio.Protocol):
             return
         try:
             sink(event)
-        except Exception as exc:  # the consumer broke: stop reading, let the iterator raise it
-            self.error = exc
-            self.sink = None
-            if self._transport is not None:
-                self._transport.close()
-            self._wake()
+        except Exception as exc:
+            self._fail(exc)
+
+    def _fail(self, exc: Exception) -> None:
+        """The consumer broke: stop reading, let the iterator raise its error."""
+        self.error = exc
+        self.sink = None
+        if self._transport is not None:
+            self._transport.close()
+        self._wake()
 
     # -- the iterator's side -------------------------------------------------------------------------
     def use_sink(self, sink: Sink | None) -> None:
