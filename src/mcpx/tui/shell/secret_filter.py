@@ -1,9 +1,10 @@
 """`SecretFilter`: the TUI's last line of defence — every line Textual draws passes the session's secret
 policy, so a secret the server echoes shows masked wherever it lands (results, header, Info, logs, toasts).
 
-Views still mask what they show from the log; this catches what no view knew to mask. A widget that
-shows a value on purpose (the event screen after its reveal key) leaves the filter out of its own
-`get_line_filters()`. The masked line keeps its cell width, so layout never moves.
+Views still mask what they show from the log; this catches what no view knew to mask. A screen that
+shows a value on purpose says so with `reveals_secrets` (the event screen after its reveal key), and the
+app leaves the filter out while that screen is on top. The masked line keeps its cell width, so layout
+never moves.
 """
 
 from __future__ import annotations
@@ -45,8 +46,3 @@ class SecretFilter(LineFilter):
             style = next((s.style for s in reversed(segments) if not s.control), None)
             out.append(Segment(masked[position:], style))
         return out
-
-
-def without_secret_filter(filters: list[LineFilter] | tuple[LineFilter, ...]) -> list[LineFilter]:
-    """`filters` minus the secret filter: for a widget revealing a value on purpose."""
-    return [f for f in filters if not isinstance(f, SecretFilter)]
