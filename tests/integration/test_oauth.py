@@ -121,7 +121,7 @@ def test_no_secret_in_clear_in_traffic_or_recording(protected: Server, tmp_path:
     assert secrets, "the sign-in stored tokens"
     saved = recording.read_text()
     for secret in secrets:
-        assert secret not in run.stderr and secret not in saved
+        assert secret not in run.stdout + run.stderr and secret not in saved
     shown = run.stderr + saved
     assert "code=" in shown, "the redirect with its code is in the traffic"
     assert not re.search(r"[?&]code=(?!••••)", shown), "authorization codes are masked"

@@ -188,3 +188,20 @@ def test_with_a_keyring_the_file_keeps_no_secret(tmp_path: Path, monkeypatch: py
         assert store.forget_token("https://h/mcp") and memory.items == {}
     finally:
         keyring.set_keyring(previous)
+
+
+def test_the_client_secret_and_every_token_held_are_masked_in_the_sessions_views(tmp_path: Path) -> None:
+    from mcpx.auth.provider import McpOAuth
+    from mcpx.wire import TrafficLog
+
+    log = TrafficLog()
+    store = TokenStore(tmp_path / "data", use_keyring=False)
+    provider = McpOAuth(
+        "http://127.0.0.1:1/mcp",
+        log,
+        OAuthSettings(client_id="c", client_secret="cs-0123456789"),
+        store=store,
+    )
+    provider._token = {"access_token": "at-9876543210", "refresh_token": "rt-5555566666", "expires_at": 1}
+    shown = log.secrets.text("echo cs-0123456789 at-9876543210 rt-5555566666")
+    assert not any(s in shown for s in ("cs-0123456789", "at-9876543210", "rt-5555566666")), shown

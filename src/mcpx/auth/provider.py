@@ -37,7 +37,7 @@ from mcpx.auth.flow import (
     scopes_for,
     token_request,
 )
-from mcpx.auth.store import TokenStore
+from mcpx.auth.store import SECRET_FIELDS, TokenStore
 from mcpx.errors import AuthFailedError
 from mcpx.protocol.peer import waiting_on_a_person
 from mcpx.transports.http_common import tapped_transport
@@ -86,12 +86,29 @@ class McpOAuth(httpx.Auth):
         #: the address the user's browser was sent to, when it cannot reach the loopback port
         self.paste = paste or paste_from_terminal
         self._inner = transport
-        self._token: dict[str, Any] | None = None
+        self._token_record: dict[str, Any] | None = None
+        # the client secret may come back in a server's text: every view masks it from now on
+        traffic.secrets.add(
+            *(v for v in (self.settings.client_secret, os.environ.get("MCPX_OAUTH_CLIENT_SECRET")) if v)
+        )
         self._loaded = False
         self._scopes: list[str] = []
         self._lock = asyncio.Lock()
         self.discovery: Discovery | None = None
         self.sign_ins = 0
+
+    @property
+    def _token(self) -> dict[str, Any] | None:
+        return self._token_record
+
+    @_token.setter
+    def _token(self, record: dict[str, Any] | None) -> None:
+        """Every token held (loaded, obtained, refreshed) is a secret the session's views mask."""
+        self._token_record = record
+        if record:
+            self.traffic.secrets.add(
+                *(v for k, v in record.items() if k in SECRET_FIELDS and isinstance(v, str))
+            )
 
     # -- the httpx.Auth flow ---------------------------------------------------------------------------
 
