@@ -6,11 +6,18 @@ output must hold no control character but newline and tab; JSON output and recor
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
 import re
+import select
+import signal
+import struct
 import subprocess
 import sys
+import termios
+import time
 from pathlib import Path
 
 import pytest
@@ -101,3 +108,36 @@ def test_ls_escapes_names_reasons_and_stderr(tmp_path: Path) -> None:
     assert_clean(out, err)
     assert "evil\\x1b[2Jname" in out
     assert "dying \\x1b]52" in out  # the stderr tail of the server that died
+
+
+def test_the_tui_writes_no_server_control_to_the_terminal() -> None:
+    """Under a real pty: the TUI shows the server's name, stderr, tool and result text, and nothing of
+    what they hold reaches the terminal as a command (ESC sequences, C1, bidi overrides)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 45, 160, 0, 0))
+    proc = subprocess.Popen(
+        [*MCPX, "inspect", "--", sys.executable, SERVER], stdin=slave, stdout=slave, stderr=slave,
+        env={**os.environ, "TERM": "xterm-256color"}, start_new_session=True,
+    )  # fmt: skip
+    os.close(slave)
+    seen = bytearray()
+    deadline = time.monotonic() + 30
+    try:
+        while time.monotonic() < deadline and b"shout" not in seen:  # the tool list is on screen
+            if select.select([master], [], [], 0.2)[0]:
+                seen += os.read(master, 1 << 16)
+        time.sleep(0.5)
+        while select.select([master], [], [], 0.2)[0]:
+            seen += os.read(master, 1 << 16)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # how it exits is test_tui_signals' business, not this test's
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    assert b"shout" in seen, bytes(seen[-500:])
+    text = seen.decode("utf-8", "replace")
+    for raw in ("\x1b]52;c;aGk=", "\x1b]0;pwned", "\x1b[2J", "\x9b", "\u202e"):
+        assert raw not in text, f"{raw!r} reached the terminal"

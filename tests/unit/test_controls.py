@@ -8,7 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpx.wire.controls import escape_controls, escape_json_controls, has_controls
+from mcpx.wire.controls import drop_c1_and_bidi, escape_controls, escape_json_controls, has_controls
 
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
 
@@ -37,3 +37,10 @@ def test_json_keeps_its_value_and_loses_its_controls(text: str) -> None:
     safe = escape_json_controls(dumped)
     assert json.loads(safe) == {"k": text}
     assert CONTROL.search(safe) is None
+
+
+def test_the_tui_output_guard_drops_c1_and_bidi_and_keeps_the_rest() -> None:
+    frame = "\x1b[1;1H│ tool \x9b31m\u202eevil ✓\x1b[0m"
+    assert drop_c1_and_bidi(frame) == "\x1b[1;1H│ tool 31mevil ✓\x1b[0m"
+    plain = "\x1b[2J ascii only"
+    assert drop_c1_and_bidi(plain) is plain

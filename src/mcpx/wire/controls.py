@@ -64,6 +64,21 @@ def escape_json_controls(json_text: str) -> str:
     return _JSON_LEFT.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
 
 
+# C1 and the bidi controls: a full-screen app (Textual) never writes them itself; all of them come from text
+_C1_AND_BIDI = re.compile("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def drop_c1_and_bidi(screen_output: str) -> str:
+    """The TUI's last guard, on what it writes to the terminal: C1 controls and bidi overrides removed.
+
+    A full-screen app lays text out in cells before it writes, so escaping there would shift the line; these
+    characters take no cell, so dropping them changes no layout. (ESC and the C0 controls it strips are the
+    TUI's own business: Textual writes its escape sequences in 7-bit form, never in C1.)"""
+    if screen_output.isascii() or _C1_AND_BIDI.search(screen_output) is None:
+        return screen_output
+    return _C1_AND_BIDI.sub("", screen_output)
+
+
 def has_controls(text: str) -> bool:
     """Whether `escape_controls` would change `text` (tests and the check that flags such text)."""
     return _CONTROL.search(text) is not None

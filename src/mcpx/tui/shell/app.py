@@ -42,6 +42,7 @@ from mcpx.tui.shell.connection import Connection, Connector, spec_connector
 from mcpx.tui.shell.death_banner import DeathBanner
 from mcpx.tui.shell.header_bar import HeaderBar
 from mcpx.tui.shell.info_view import InfoView
+from mcpx.tui.shell.safe_output import safe_driver
 from mcpx.tui.shell.secret_filter import SecretFilter
 from mcpx.tui.shell.signals import exit_on_signals
 from mcpx.tui.traffic.traffic_panel import TrafficPanel
@@ -122,6 +123,7 @@ class InspectApp(App[int]):
         roots: list[dict[str, Any]] | None = None,
     ) -> None:
         super().__init__()
+        self.driver_class = safe_driver(self.driver_class)  # no C1 or bidi control reaches the terminal
         #: the server, when the app reaches one through a spec (what "Save recording…" writes in the header)
         self.spec = spec
         self.settings = settings
