@@ -5,6 +5,7 @@ eras: read text and a blob (its size, type, dimensions, Save…), subscribe, and
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +81,4 @@ async def test_read_a_blob_and_save_it(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: target.exists())
         assert target.read_bytes() == media.payload
         assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert stat.S_IMODE(target.stat().st_mode) == 0o600  # a server's bytes: the owner's only

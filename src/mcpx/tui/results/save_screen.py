@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from mcpx.tui.widgets.json_tree import size_label
+from mcpx.wire.secret_policy import write_private
 
 
 class SaveScreen(ModalScreen[Path | None]):
@@ -52,8 +53,8 @@ class SaveScreen(ModalScreen[Path | None]):
             problem.update(f"{path.name} exists: Enter again to overwrite it.")
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(self.data)
+            # what a server sent may hold what it should not: the owner's eyes only (0600, new folders 0700)
+            write_private(path, self.data)
         except OSError as exc:
             problem.update(f"Cannot write {path}: {exc.strerror or exc}")
             return
