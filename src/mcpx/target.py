@@ -88,6 +88,10 @@ def check_transport(name: str, flag: str = "--transport") -> TransportName:
     return name
 
 
+#: the TARGET name that means the demo server bundled with mcpx (`./demo` still runs a file called demo)
+DEMO_TARGET = "demo"
+
+
 def resolve_target(
     target: str,
     args: Sequence[str] = (),
@@ -110,6 +114,9 @@ def resolve_target(
         if args:
             raise UsageError(f"a URL target takes no server arguments (got {shlex.join(args)})")
         return ServerSpec(url=target, **common)
+    if target == DEMO_TARGET:
+        # reserved: the demo server that ships inside mcpx, started with this very Python (any venv, pipx)
+        return ServerSpec(command=[sys.executable, "-m", "mcpx.demo", *args], name="mcpx demo", **common)
     ext = os.path.splitext(target)[1].lower()
     if ext in _INTERPRETERS:
         if not os.path.exists(target):
@@ -126,4 +133,12 @@ def resolve_target(
     return ServerSpec(command=command, **common)
 
 
-__all__ = ["TRANSPORT_NAMES", "ServerSpec", "TransportName", "check_transport", "is_url", "resolve_target"]
+__all__ = [
+    "DEMO_TARGET",
+    "TRANSPORT_NAMES",
+    "ServerSpec",
+    "TransportName",
+    "check_transport",
+    "is_url",
+    "resolve_target",
+]

@@ -12,6 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
+from mcpx.cli.output import print_error
+from mcpx.cli.recording import Record, RecordSecrets
 from mcpx.errors import UsageError
 from mcpx.transports.spec import ServerSpec
 
@@ -45,19 +47,60 @@ def command(
             "unknown-ids or huge.",
         ),
     ] = None,
+    stdio: Annotated[
+        bool,
+        typer.Option(
+            "--stdio",
+            help="Be the demo server alone, on stdin/stdout, for any MCP client "
+            "(mcpx call mcpx demo --stdio …, or a host's config).",
+        ),
+    ] = False,
+    protocol_era: Annotated[
+        str,
+        typer.Option(
+            "--protocol-era",
+            metavar="ERA",
+            help="legacy, auto or modern: the era the inspector speaks (the demo server speaks both).",
+        ),
+    ] = "auto",
+    record: Record = None,
+    record_secrets: RecordSecrets = False,
 ) -> None:
-    """Open the inspector on a demo server that shows every MCP feature (both protocol eras)."""
+    """Open the inspector on a demo server that shows every MCP feature (both protocol eras).
+
+    Scripts reach the same server as the reserved TARGET `demo` (mcpx call demo --method tools/list), and
+    any other client by starting `mcpx demo --stdio`."""
     from mcpx.cli.main import execute
     from mcpx.demo.misbehave import MODES
 
     if misbehave is not None and misbehave not in MODES:
         choices = ", ".join(MODES)
         execute("text", lambda: _refuse(f"--misbehave must be one of {choices}, not {misbehave!r}"))
+    if stdio:
+        if record is not None or record_secrets or protocol_era != "auto":
+            message = "--stdio serves the demo server alone: --record and --protocol-era belong to its client"
+            execute("text", lambda: _refuse(message))
+        from mcpx.demo.app import main
+
+        raise typer.Exit(main(["--misbehave", misbehave] if misbehave else []))
+    if protocol_era not in ("legacy", "auto", "modern"):
+        message = f"--protocol-era must be legacy, auto or modern, not {protocol_era!r}"
+        execute("text", lambda: _refuse(message))
     spec = demo_spec(misbehave)
     run_inspect = _inspector()
-    if run_inspect is not None:
-        raise typer.Exit(run_inspect(spec))
-    execute("text", lambda: _print_catalogue(spec))
+    if run_inspect is None:
+        execute("text", lambda: _print_catalogue(spec))
+        return
+    from mcpx.cli.recording import RecordingPlan
+    from mcpx.tui import InspectSettings
+
+    try:
+        recording = RecordingPlan.from_flags(record, record_secrets, spec, protocol_era)
+    except UsageError as exc:
+        print_error(exc, "text")
+        raise typer.Exit(exc.exit_code) from None
+    settings = InspectSettings.load(protocol_era=protocol_era)
+    raise typer.Exit(run_inspect(spec, settings=settings, recording=recording))
 
 
 def _refuse(message: str) -> Any:
@@ -74,8 +117,8 @@ async def _print_catalogue(spec: ServerSpec) -> int:
         typer.echo(
             f"The demo server ({client.server_info.title or client.server_info.name} "
             f"{client.server_info.version}) is up; this build of mcpx has no inspector screen yet, so "
-            f"here is what it offers. Try: mcpx call '{' '.join(spec.command or [])}' --method tools/call "
-            "--tool-name echo --tool-arg text=hello"
+            "here is what it offers. Try: mcpx call demo --method tools/call --tool-name echo "
+            "--tool-arg text=hello"
         )
         typer.echo(f"\n{len(tools)} tools:")
         for tool in tools:
