@@ -83,7 +83,8 @@ def test_the_wheel_carries_types_license_styles_and_honest_metadata(dist: dict[s
         metadata = email.message_from_bytes(wheel.read(metadata_name))
     assert "mcpx/py.typed" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
-    assert {"mcpx/tui/app.tcss"} <= set(names), "the TUI's styles must ship in the wheel"
+    styles = {str(p.relative_to(ROOT / "src")) for p in (ROOT / "src" / "mcpx").rglob("*.tcss")}
+    assert styles and styles <= set(names), f"the TUI's styles must ship in the wheel: {styles - set(names)}"
     assert not [n for n in names if n.startswith(("tests/", "mcpx/tests"))]
     assert metadata["License-Expression"] == "MIT"
     requires = metadata.get_all("Requires-Dist") or []
