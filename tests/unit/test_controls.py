@@ -44,3 +44,10 @@ def test_the_tui_output_guard_drops_c1_and_bidi_and_keeps_the_rest() -> None:
     assert drop_c1_and_bidi(frame) == "\x1b[1;1H│ tool 31mevil ✓\x1b[0m"
     plain = "\x1b[2J ascii only"
     assert drop_c1_and_bidi(plain) is plain
+
+
+@given(st.text())
+def test_the_tui_output_guard_removes_exactly_c1_and_bidi(text: str) -> None:
+    kept = drop_c1_and_bidi(text)
+    assert re.search("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]", kept) is None
+    assert kept == re.sub("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]", "", text)
