@@ -131,6 +131,11 @@ def test_an_inherited_env_value_whose_name_looks_secret(tmp_path: Path) -> None:
     secret = "inh-0b7e5d3c9a11"
     # the text output joins content items: the halves of the secret meet there
     outputs = produced(tmp_path, [ECHO], env={"API_TOKEN": secret}, fmt="text")
+    # mcpx check quotes what the server said (its name, instructions, errors) in its report
+    check = mcpx("check", ECHO, env={"API_TOKEN": secret})
+    assert check.returncode in (0, 6) and "Traceback" not in check.stderr, check.stderr
+    outputs["check"] = check.stdout + check.stderr
+    assert "••••" in outputs["check"]
     assert_echoed(outputs)
     assert_nowhere(outputs, secret)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -196,6 +197,7 @@ class Recordings:
 
 async def _run(spec: ServerSpec, options: Any, only: list[str], skip: list[str], output: Output) -> int:
     from mcpx.check.runner import run_checks
+    from mcpx.wire.secret_policy import SecretPolicy
 
     recordings = output.recordings
     try:
@@ -206,15 +208,20 @@ async def _run(spec: ServerSpec, options: Any, only: list[str], skip: list[str],
         doctor = output.rerun.replace("mcpx check", "mcpx doctor", 1)
         exc.message += f"\n(run `{doctor}` to walk the connection step by step)"
         raise
+    # the report quotes what the server said: what it was reached with is masked, as in every view
+    secrets = SecretPolicy()
+    spec.teach(secrets)
     if output.junit:
-        _write(output.junit, report.junit())
+        _write(output.junit, secrets.text(report.junit()))
     if output.fmt == "json":
-        body = report.to_json()
+        body = secrets.value(report.to_json())
         if recordings is not None:
             body["recordings"] = recordings.paths()
         sys.stdout.write(json.dumps(body, ensure_ascii=False) + "\n")
     else:
-        render(report, sys.stdout, verbose=output.verbose, colour=_colour(sys.stdout), command=output.rerun)
+        text = io.StringIO()
+        render(report, text, verbose=output.verbose, colour=_colour(sys.stdout), command=output.rerun)
+        sys.stdout.write(secrets.text(text.getvalue()))
         if recordings is not None:
             shown = ", ".join(f"{label}: {path}" for label, path in recordings.paths().items())
             sys.stdout.write(f"recorded: {shown}\n")
