@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpx.errors import McpxError, ProtocolError
+from mcpx.protocol.peer import answered_event
 from mcpx.wire import Notification, TrafficEvent, TrafficLog
 
 if TYPE_CHECKING:
@@ -110,13 +111,10 @@ class Catalogue:
             if next_cursor is None:
                 break
             if not isinstance(next_cursor, str) or next_cursor in seen:
-                # a cursor that repeats would loop forever: stop and say so
-                self.peer.problems.append(
-                    (
-                        self.traffic[len(self.traffic) - 1],
-                        f"{method}: nextCursor {next_cursor!r} repeats; stopped",
-                    )
-                )
+                # a cursor that repeats would loop forever: stop and say so, on the page that repeated it
+                answer = answered_event()
+                if answer is not None:
+                    self.traffic.flag(answer, f"{method}: nextCursor {next_cursor!r} repeats; stopped")
                 break
             seen.add(next_cursor)
             cursor = next_cursor
@@ -142,11 +140,10 @@ class Catalogue:
         from mcpx.protocol.types import parse_list
 
         views, problems = parse_list(_model(name), raw.get(key), f"{method} result.{key}")
-        if problems and len(self.traffic):
-            event = self.traffic[len(self.traffic) - 1]
+        answer = answered_event()  # the last page's answer: where the items were read
+        if problems and answer is not None:
             for problem in problems:
-                self.peer.problems.append((event, problem))
-                self.traffic.flag(event, problem)
+                self.traffic.flag(answer, problem)
         self._cache[name] = views
         return views
 

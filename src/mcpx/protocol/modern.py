@@ -304,7 +304,7 @@ class HttpMirror:
                 event="tool-left-out",
                 tool=name,
             )
-            self.client.peer.problems.append((event, f"tool {name!r} cannot be called over HTTP: {problem}"))
+            log.flag(event, f"tool {name!r} cannot be called over HTTP: {problem}")
         return kept
 
 

@@ -5,7 +5,8 @@ map of pending requests, per-request timeouts (reset by progress), cancellation 
 `notifications/cancelled`), progress routing and the dispatch of incoming requests and notifications.
 
 What the other side gets wrong — a response to an id never sent, a second response, a malformed frame —
-is flagged on its traffic event and kept in `problems`; it is never raised into the caller.
+is flagged on its traffic event (the log is the one truth; `problems` only reads the flags back); it is
+never raised into the caller.
 """
 
 from __future__ import annotations
@@ -78,6 +79,17 @@ class _Pending:
 _SENDING: contextvars.ContextVar[Peer | None] = contextvars.ContextVar("mcpx_peer_sending", default=None)
 
 
+#: the response event of the last request `Peer.request()` completed in this task (contexts are per
+#: task, so concurrent requests never see each other's)
+_ANSWERED: contextvars.ContextVar[TrafficEvent | None] = contextvars.ContextVar("mcpx_answered", default=None)
+
+
+def answered_event() -> TrafficEvent | None:
+    """The traffic event that carried the answer to this task's last request (None before any): the right
+    event to flag a problem found in that answer on, whatever else the log received meanwhile."""
+    return _ANSWERED.get()
+
+
 def waiting_on_a_person() -> contextlib.AbstractContextManager[None]:
     """For code running inside a request's send that waits on a person (an OAuth sign-in in the browser):
     the sending peer's timers are held meanwhile (`Peer.hold_timers`). Elsewhere it does nothing."""
@@ -118,7 +130,6 @@ class Peer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ended: McpxError | None = None
         self.closed = asyncio.Event()
-        self.problems: list[tuple[TrafficEvent, str]] = []
         #: requests we gave up on (timed out), so a late answer is named as such
         self._expired: dict[JsonId, str] = {}
         self._send_streams_answer = isinstance(transport, StreamingSend) and transport.send_streams_answer
@@ -191,10 +202,14 @@ class Peer:
         on_progress: ProgressCallback | None = None,
         request_id: JsonId | None = None,
     ) -> Any:
-        """Send a request and return its result. `timeout=None` waits forever (for a human)."""
+        """Send a request and return its result. `timeout=None` waits forever (for a human).
+
+        The answer's traffic event is then `answered_event()` in this task: what a problem found in the
+        result is flagged on."""
         event = await self.request_event(
             method, params, timeout=timeout, on_progress=on_progress, request_id=request_id
         )
+        _ANSWERED.set(event)
         return event.message.result  # type: ignore[union-attr]
 
     async def request_event(
@@ -413,14 +428,18 @@ class Peer:
         return f"response to id {rid!r}, which has no request in flight"
 
     def _problem(self, event: TrafficEvent, text: str) -> None:
-        if text in event.flags:
-            return
-        self.traffic.flag(event, text)  # views that already showed the event hear of it too
-        self.problems.append((event, text))
+        if text not in event.flags:
+            self.traffic.flag(event, text)  # views that already showed the event hear of it too
+
+    @property
+    def problems(self) -> list[tuple[TrafficEvent, str]]:
+        """Every diagnostic in this conversation's log, as (event, text), read back from the flags.
+
+        A view of the log, built on each read: to follow problems as they come, subscribe to
+        `traffic.subscribe_flags` (and to new events that arrive flagged)."""
+        return [(event, flag) for event in self.traffic if event.flags for flag in event.flags]
 
     def _dispatch(self, event: TrafficEvent) -> None:
-        if event.flags:  # what decoding and the log already found wrong
-            self.problems.extend((event, flag) for flag in event.flags)
         message = event.message
         kind = type(message)
         if kind is Response:

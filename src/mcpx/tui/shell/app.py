@@ -133,8 +133,6 @@ class InspectApp(App[int]):
         self.traffic = traffic
         self.clock = clock
         self.target = target
-        self._problems_seen = 0
-        self._problems_of: Client | None = None
         self._frozen_at = 0
         self._quitting = False
         self.theme = settings.theme
@@ -214,15 +212,6 @@ class InspectApp(App[int]):
         self.roots_asked = client.roots_asked if client is not None else self.roots_asked
         if self.asking.queue:
             self.asking.show_next()  # the user may have closed the screen that kept a question waiting
-        panels = self.query(TrafficPanel)
-        if client is not self._problems_of:  # a new connection: a new peer with its own list
-            self._problems_of, self._problems_seen = client, 0
-        if client is not None and panels and len(client.peer.problems) > self._problems_seen:
-            problems = panels.first().problems
-            if problems is not None:
-                for event, _ in client.peer.problems[self._problems_seen :]:
-                    problems.add(event)
-                self._problems_seen = len(client.peer.problems)
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_left
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -20,19 +21,31 @@ Every protocol diagnostic of the session: malformed frames, invalid UTF-8, respo
 results that do not match the schema, spec deviations. **Enter** opens the event that carries it.
 """
 
+    _unsubscribe: Callable[[], None] | None = None
+
     def accepts(self, event: TrafficEvent) -> bool:
         return bool(event.flags)
 
+    def on_mount(self) -> None:
+        # the log says when an event it already holds is flagged (a late answer, a schema problem found
+        # when a list was read): the view hears it from the log, the one truth, and nothing polls
+        self._unsubscribe = self.traffic.subscribe_flags(self._flagged)
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    def _flagged(self, event: TrafficEvent, problem: str) -> None:
+        self.add(event)
+
     def add(self, event: TrafficEvent) -> None:
-        """Show an event that was flagged after the view first saw it."""
+        """Show an event that was flagged after the view first saw it (or show its new flag)."""
         if event.seq < self._origin or event.seq >= self._scanned:
             return  # not seen yet: the pump will take it with its flags
-        if event.seq not in self._known():
-            insort(self.rows, event.seq)
-            self.rows_changed()
-
-    def _known(self) -> set[int]:
-        return set(self.rows)
+        index = bisect_left(self.rows, event.seq)
+        if index == len(self.rows) or self.rows[index] != event.seq:
+            self.rows.insert(index, event.seq)
+        self.rows_changed()  # its row key (the number of flags) changed: it is drawn again
 
     def row_key(self, event: TrafficEvent) -> object:
         return len(event.flags)
