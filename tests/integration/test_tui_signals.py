@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from call_harness import MCPX, alive, read_pid, server, wait_dead
 
+RECORDING = Path(__file__).resolve().parents[1] / "tui" / "recordings" / "record_server.mcpx.jsonl"
 ALT_ON, ALT_OFF = b"\x1b[?1049h", b"\x1b[?1049l"
 MOUSE_OFF, CURSOR_SHOWN = b"\x1b[?1000l", b"\x1b[?25h"
 
@@ -70,7 +71,7 @@ def assert_terminal_restored(output: bytes) -> None:
 
 
 @pytest.mark.parametrize(("sig", "how"), [(signal.SIGTERM, "inspect"), (signal.SIGHUP, "inspect"),
-                                          (signal.SIGINT, "workspace")])  # fmt: skip
+                                          (signal.SIGINT, "workspace"), (signal.SIGTERM, "replay")])  # fmt: skip
 def test_a_signal_restores_the_terminal_stops_the_server_and_exits_128_plus_n(
     sig: signal.Signals, how: str, tmp_path: Path
 ) -> None:
@@ -79,6 +80,8 @@ def test_a_signal_restores_the_terminal_stops_the_server_and_exits_128_plus_n(
     target = [sys.executable, server("slow_progress.py")]
     if how == "inspect":
         args = ["inspect", "--", *target]
+    elif how == "replay":  # no server: the recording in the TUI
+        args = ["replay", str(RECORDING)]
     else:
         config = tmp_path / "mcp.json"
         config.write_text(json.dumps({"mcpServers": {"slow": {"command": target[0], "args": target[1:]}}}))
@@ -86,6 +89,8 @@ def test_a_signal_restores_the_terminal_stops_the_server_and_exits_128_plus_n(
     code, output = run_and_signal(args, sig, env)
     assert code == 128 + int(sig), output[-600:]
     assert_terminal_restored(output)
+    if how == "replay":
+        return
     pid = read_pid(pidfile, timeout=1)
     try:
         assert wait_dead(pid, 5), "the server outlived the TUI"

@@ -133,7 +133,10 @@ def _open_tui(file: str) -> int:
     except McpxError as exc:
         print_error(exc, "text")
         return exc.exit_code
-    result = app.run()
+    from mcpx.tui.shell.signals import exit_on_signals
+
+    with exit_on_signals(app):  # SIGINT/SIGTERM/SIGHUP: leave like `q`, terminal restored, 128 + n
+        result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)
 
 
