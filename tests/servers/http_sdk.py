@@ -1,6 +1,7 @@
 """A server on the official Python SDK (`MCPServer`) served over HTTP, for the HTTP transport tests.
 
     python http_sdk.py --port N [--sse] [--json] [--stateless]
+    python http_sdk.py --stdio              (the same server over stdio, for the transport suite)
 
 Streamable HTTP at /mcp by default (`--json`: single JSON replies; `--stateless`: no session), or the
 legacy HTTP+SSE transport at /sse with `--sse`. Its tools show what travelled: `headers` returns the
@@ -109,12 +110,17 @@ def cancelled() -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--port", type=int)
+    parser.add_argument("--stdio", action="store_true")
     parser.add_argument("--sse", action="store_true")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--stateless", action="store_true")
     args = parser.parse_args()
-    if args.sse:
+    if args.stdio:
+        mcp.run(transport="stdio")
+    elif args.port is None:
+        parser.error("--port is required (or --stdio)")
+    elif args.sse:
         mcp.run(transport="sse", host="127.0.0.1", port=args.port)
     else:
         mcp.run(
