@@ -31,7 +31,8 @@ def test_mcpx_call_runs_without_importing_pydantic_or_the_other_commands() -> No
     assert not [m for m in loaded if m.startswith("pydantic")]
     # no other command's module: each run imports only the command it runs
     others = {
-        f"mcpx.cli.{name}" for name in ("auth", "check", "demo", "diff", "doctor", "inspect", "ls", "mock", "replay")
+        f"mcpx.cli.{name}"
+        for name in ("auth", "check", "demo", "diff", "doctor", "inspect", "ls", "mock", "replay")
     }
     assert not others & set(loaded)
     assert {"mcpx.cli.main", "mcpx.cli.call"} <= set(loaded)
