@@ -1,4 +1,4 @@
-"""The headers a handshake-free POST mirrors from its message (mcpx.transports.http_headers): value encoding,
+"""The headers a handshake-free POST mirrors from its message (mcpx.protocol.http_headers): value encoding,
 the x-mcp-header rules, and the Mcp-Param headers built from a call's arguments."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpx.transports.http_headers import (
+from mcpx.protocol.http_headers import (
     encode_value,
     header_annotation_problem,
     message_headers,

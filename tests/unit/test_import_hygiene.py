@@ -103,3 +103,18 @@ def test_the_features_floor_is_declared_independent() -> None:
     for exception in floors.get("ignore_imports", []):
         before = text[: text.index(f'"{exception}"')].rstrip().splitlines()[-1].strip()
         assert before.startswith("#"), f"the exception {exception} has no comment saying why"
+
+
+def test_the_protocol_package_has_no_import_circle() -> None:
+    """No two modules of mcpx.protocol import each other, even through others of it (type-only imports
+    count): the era mirror and the subscriptions are built from narrow callables, not the whole client."""
+    grimp = pytest.importorskip("grimp")
+    graph = grimp.build_graph("mcpx", cache_dir=None)
+    modules = sorted(m for m in graph.modules if m.startswith("mcpx.protocol."))
+    circles = []
+    for index, a in enumerate(modules):
+        for b in modules[index + 1 :]:
+            there, back = graph.find_shortest_chain(a, b), graph.find_shortest_chain(b, a)
+            if there and back and all(m.startswith("mcpx.protocol") for m in (*there, *back)):
+                circles.append((there, back))
+    assert circles == []

@@ -19,9 +19,9 @@ import httpx
 
 from mcpx.check.model import ExchangeRef, Skip
 from mcpx.check.session import Session
+from mcpx.protocol.http_headers import message_headers
 from mcpx.transports.http import POST_ACCEPT, HttpTransport
 from mcpx.transports.http_common import content_type, merged_headers, record_reply
-from mcpx.transports.http_headers import message_headers
 from mcpx.wire import ErrorResponse, JsonId, TrafficEvent, decode
 
 #: a host and an origin no local server should take as its own

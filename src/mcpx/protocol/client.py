@@ -19,9 +19,9 @@ from mcpx.errors import McpxError, RpcError, SessionExpiredError
 from mcpx.protocol.auto import AutoEra
 from mcpx.protocol.catalogue import Catalogue, Timeout
 from mcpx.protocol.eras import ClientIdentity, Era, Opened, Resend
+from mcpx.protocol.facade import Session
 from mcpx.protocol.modern import HttpMirror
 from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
-from mcpx.protocol.session import Session
 from mcpx.protocol.subscriptions import Watch
 from mcpx.transports.base import HeaderMirroring, ProtocolVersionAware, StreamLostError, Transport
 from mcpx.wire import TrafficEvent, TrafficLog
@@ -100,11 +100,14 @@ class Client(Catalogue):
         self._init_catalogue()
         #: the front door's façade: what faces may ask about the connection (see `session`)
         self.session = Session(self.peer, self.reconnect)
-        self.watching = Watch(self)
+        # composed from narrow callables, not the whole client (no import back into this module)
+        self.watching = Watch(lambda: self.opened, self.request, self.peer.on_notification)
         #: over a transport that mirrors messages into HTTP headers (Streamable HTTP)
         self.http: HttpMirror | None = None
         if isinstance(transport, HeaderMirroring):
-            self.http = HttpMirror(self)
+            self.http = HttpMirror(
+                self.peer.traffic, lambda: self.opened, lambda: self.cached("tools"), self.list_tools
+            )
             transport.mirror_headers(self.http)
 
     # -- lifecycle -----------------------------------------------------------------------------------

@@ -14,18 +14,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcpx.errors import McpxError, ProtocolError, RpcError, UnsupportedVersionError
 from mcpx.protocol.eras import Answer, ClientIdentity, Opened, Resend, Send
+from mcpx.protocol.http_headers import header_annotation_problem, message_headers
 from mcpx.protocol.peer import Peer
 from mcpx.protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from mcpx.transports.base import Mirrored
-from mcpx.transports.http_headers import header_annotation_problem, message_headers
-from mcpx.wire import Message, Notification, Request
-
-if TYPE_CHECKING:
-    from mcpx.protocol.client import Client
+from mcpx.wire import Message, Notification, Request, TrafficLog
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT = "io.modelcontextprotocol/clientInfo"
@@ -227,12 +224,23 @@ class HttpMirror:
     (the transport asks, message by message: see `HeaderMirroring`), and the tools left out because
     their `x-mcp-header` annotations cannot be mirrored. Inactive after a handshake."""
 
-    def __init__(self, client: Client) -> None:
-        self.client = client
+    def __init__(
+        self,
+        traffic: TrafficLog,
+        opened: Callable[[], Opened | None],
+        cached_tools: Callable[[], list[Any] | None],
+        list_tools: Callable[[], Awaitable[Any]],
+    ) -> None:
+        """Composed from what it needs of a client, no more: the log, what opening established, the tools
+        as last listed (typed views) and a way to list them."""
+        self.traffic = traffic
+        self._opened = opened
+        self._cached_tools = cached_tools
+        self._list_tools = list_tools
 
     @property
     def active(self) -> bool:
-        opened = self.client.opened
+        opened = self._opened()
         return opened is not None and opened.era == "modern"
 
     def __call__(self, message: Message) -> Mirrored | None:
@@ -241,7 +249,7 @@ class HttpMirror:
         Before the era is known (the probe) a request carrying this era's envelope is one of this era;
         after a handshake none is, whatever it carries.
         """
-        opened = self.client.opened
+        opened = self._opened()
         if opened is not None and opened.era != "modern":
             return None
         if isinstance(message, Request):
@@ -265,7 +273,7 @@ class HttpMirror:
     def input_schema(self, name: Any) -> dict[str, Any] | None:
         # a stale list is still the best knowledge: a server that sees wrong headers answers -32020, and
         # `recover` re-lists and retries
-        for tool in self.client.cached("tools") or ():
+        for tool in self._cached_tools() or ():
             if tool.name == name:
                 schema: dict[str, Any] = tool.input_schema
                 return schema
@@ -277,13 +285,9 @@ class HttpMirror:
         Only when nothing was listed yet; a tool missing from a list is called as it is (a server that
         knows it and checks headers answers -32020, and `recover` re-lists and retries).
         """
-        if (
-            self.active
-            and self.client.cached("tools") is None
-            and isinstance((params or {}).get("name"), str)
-        ):
+        if self.active and self._cached_tools() is None and isinstance((params or {}).get("name"), str):
             with contextlib.suppress(McpxError):  # the call itself says what is wrong, if anything
-                await self.client.list_tools()
+                await self._list_tools()
 
     def usable_tools(self, tools: list[Any]) -> list[Any]:
         """`tools` without those whose x-mcp-header annotations break the rules (the spec: clients on
@@ -297,7 +301,7 @@ class HttpMirror:
                 kept.append(tool)
                 continue
             name = tool.get("name") if isinstance(tool, dict) else None
-            log = self.client.traffic
+            log = self.traffic
             event = log.info(
                 f"tool {name!r} left out of tools/list: {problem}",
                 "protocol",

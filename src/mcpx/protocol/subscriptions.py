@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpx.errors import McpxError
 from mcpx.wire import Notification, TrafficEvent
 
 if TYPE_CHECKING:
-    from mcpx.protocol.client import Client
+    from mcpx.protocol.eras import Opened
+    from mcpx.protocol.peer import NotificationHandler
 
 META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
 
@@ -25,16 +27,24 @@ META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
 class Watch:
     """What a client watches: list changes always, and a set of resource URIs."""
 
-    def __init__(self, client: Client) -> None:
-        self.client = client
+    def __init__(
+        self,
+        opened: Callable[[], Opened | None],
+        request: Callable[..., Awaitable[Any]],
+        on_notification: Callable[[str, NotificationHandler], Any],
+    ) -> None:
+        """Composed from what it needs of a client: what opening established, a way to send a request
+        (dressed by the era) and a way to hear a notification."""
+        self._opened = opened
+        self._request = request
         self.uris: set[str] = set()
         self.acknowledged: dict[str, Any] | None = None
         self._listen: asyncio.Task[Any] | None = None
-        client.on_notification("notifications/subscriptions/acknowledged", self._acknowledged)
+        on_notification("notifications/subscriptions/acknowledged", self._acknowledged)
 
     @property
     def modern(self) -> bool:
-        opened = self.client.opened
+        opened = self._opened()
         return opened is not None and opened.era == "modern"
 
     async def start(self) -> None:
@@ -47,14 +57,14 @@ class Watch:
         if self.modern:
             await self._restart()
         else:
-            await self.client.request("resources/subscribe", {"uri": uri})
+            await self._request("resources/subscribe", {"uri": uri})
 
     async def unsubscribe(self, uri: str) -> None:
         self.uris.discard(uri)
         if self.modern:
             await self._restart()
         else:
-            await self.client.request("resources/unsubscribe", {"uri": uri})
+            await self._request("resources/unsubscribe", {"uri": uri})
 
     async def stop(self) -> None:
         task, self._listen = self._listen, None
@@ -65,7 +75,8 @@ class Watch:
 
     async def _restart(self) -> None:
         await self.stop()
-        capabilities = self.client.server_capabilities
+        opened = self._opened()
+        capabilities = opened.capabilities if opened is not None else {}
         wanted: dict[str, Any] = {}
         for kind, flag in (
             ("tools", "toolsListChanged"),
@@ -82,7 +93,7 @@ class Watch:
             return
         self.acknowledged = None
         self._listen = asyncio.ensure_future(
-            self.client.request("subscriptions/listen", {"notifications": wanted}, timeout=None)
+            self._request("subscriptions/listen", {"notifications": wanted}, timeout=None)
         )
         self._listen.add_done_callback(_swallow)
 
