@@ -110,6 +110,11 @@ def resolve_target(
         "headers": dict(headers or {}),
         "transport": transport,
     }
+    if target.startswith("-"):
+        raise UsageError(
+            f"no such option: {target} (a server's own options go after TARGET, or after -- where mcpx "
+            "has one of that name)"
+        )
     if is_url(target):
         if args:
             raise UsageError(f"a URL target takes no server arguments (got {shlex.join(args)})")

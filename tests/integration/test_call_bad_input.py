@@ -13,8 +13,10 @@ SERVER = server("noisy_stdout.py")
 @pytest.mark.parametrize(
     ("args", "words"),
     [
+        # after TARGET an option mcpx does not know is the server's (test_cli_arguments.py); before it,
+        # nothing can take it
         pytest.param(
-            [SERVER, "--method", "tools/list", "--no-such-flag"], ["--no-such-flag"], id="unknown-flag"
+            ["--no-such-flag", SERVER, "--method", "tools/list"], ["--no-such-flag"], id="unknown-flag"
         ),
         pytest.param(
             ["./no/such/server.py", "--method", "tools/list"], ["no/such/server.py"], id="missing-server-file"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from mcpx.transports.spec import ServerSpec
+from mcpx.target import DEMO_TARGET, ServerSpec
 
 
 def command_line(
@@ -24,16 +24,16 @@ def command_line(
     """`mcpx VERB …` reaching the same server: from the words the user typed (`target`, `server_args`)
     when given, else from the spec (a config entry by its name, a URL, or the resolved command)."""
     words = ["mcpx", verb]
-    if spec.name is not None:
-        if spec.source:
-            words += ["--config", spec.source]
-        words += ["--server", spec.name]
+    command = list(spec.command or [])
+    if target is None and command[1:3] == ["-m", "mcpx.demo"]:
+        target, server_args = DEMO_TARGET, command[3:]  # the reserved TARGET, not this machine's Python
+    elif spec.name is not None and spec.source:  # a config entry, by its name
+        words += ["--config", spec.source, "--server", spec.name]
         return shlex.join(words)
     if target is None:
         if spec.url is not None:
             target = spec.url
         else:
-            command = list(spec.command or [])
             target, server_args = (command[0] if command else ""), command[1:]
     words.append(target)
     if spec.cwd:

@@ -21,7 +21,10 @@ from mcpx.__about__ import __version__
 from mcpx.cli.output import print_error
 from mcpx.errors import McpxError, UsageError
 
-_SERVER_CONTEXT = {"allow_interspersed_args": True}
+_HELP = {"help_option_names": ["-h", "--help"]}
+# TARGET [server args…]: mcpx's flags mix with the server's words, and an option mcpx does not know is the
+# server's (`mcpx call npx -y @scope/server --method tools/list`), as the official inspector's --cli takes it
+_SERVER_CONTEXT = {**_HELP, "allow_interspersed_args": True, "ignore_unknown_options": True}
 #: every command: its module, and whether it takes TARGET [server args…] (its flags mix with the server's
 #: words). A run imports only the module of the command it runs (a module per command costs 5–20 ms).
 COMMANDS: dict[str, tuple[str, bool]] = {
@@ -52,12 +55,13 @@ def build_app(only: str | None = None) -> typer.Typer:
         add_completion=False,
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
+        context_settings=_HELP,
     )
     app.callback()(main)
     for name, (module, takes_server) in COMMANDS.items():
         if only is None or only == name:
             command = importlib.import_module(module).command
-            app.command(name, context_settings=_SERVER_CONTEXT if takes_server else None)(command)
+            app.command(name, context_settings=_SERVER_CONTEXT if takes_server else _HELP)(command)
     for name, module in SUB_APPS.items():
         if only is None or only == name:
             app.add_typer(importlib.import_module(module).app, name=name)
@@ -169,6 +173,10 @@ def run() -> None:
     words = sys.argv[1:]
     first = words[0] if words else None
     command = typer.main.get_command(build_app(first if first in COMMANDS or first in SUB_APPS else None))
+    if "-h" in words or "--help" in words or not words or first in SUB_APPS:
+        from mcpx.cli.help_text import polish  # only help reads it: a call does not pay for it
+
+        polish(command)
     fmt = "json" if _wants_json(sys.argv[1:]) else "text"
     try:
         code = command.main(args=sys.argv[1:], prog_name="mcpx", standalone_mode=False)

@@ -29,7 +29,8 @@ Target = Annotated[
 ServerArgs = Annotated[
     list[str] | None,
     typer.Argument(
-        help="Arguments for the server; put those starting with a dash after --.", show_default=False
+        help="Arguments for the server: words and options mcpx does not know (put the others after --).",
+        show_default=False,
     ),
 ]
 Env = Annotated[list[str] | None, typer.Option("-e", "--env", help="KEY=VALUE for the server's environment.")]
