@@ -35,6 +35,7 @@ async def call(pilot: Any, app: InspectApp, name: str) -> None:
     await wait_for(pilot, lambda: any(p.tool_name == name for p in app.query(ToolCallPanel)), CONNECT)
     panel = next(p for p in app.query(ToolCallPanel) if p.tool_name == name)
     before = len(app.traffic)
+    await wait_for(pilot, lambda: bool(panel.query("#call-button")), CONNECT)
     button = panel.query_one("#call-button", Button)
     await wait_for(pilot, lambda: not button.disabled, CONNECT)
     button.press()
