@@ -256,3 +256,27 @@ def test_rules_newer_than_the_negotiated_revision_are_not_applied(reports: dict[
     assert not {i for i, r in results.items() if r["status"] in ("fail", "warn", "incomplete")}
     assert results["behaviour.tool-results"]["revision"] == "2025-06-18"
     assert report["exit_code"] == 0
+
+
+def test_a_connection_that_stops_answering_is_diagnosed_once() -> None:
+    """The main connection goes silent during one check (an unknown cursor mutes the server): that check is
+    incomplete — never a failure —, a note says the connection stopped answering, the server is started
+    again, and the checks after it are judged on the new process."""
+
+    async def run() -> CheckReport:
+        spec = resolve_target(str(SERVER), ["mute-on-bad-cursor"])
+        return await run_checks(spec, CheckOptions(timeout=3), only=["catalogue", "legacy.ping"])
+
+    report = asyncio.run(run())
+    results = {r.id: r for r in report.results}
+    cursor = results["catalogue.invalid-cursor"]
+    assert cursor.status == "incomplete"
+    assert cursor.detail == "not judged: tools/list got no answer within 3 s; mcpx cancelled it"
+    assert [n for r in report.results for n in r.notes] == [
+        "the modern connection stopped answering during this check (tools/list got no answer, nor did "
+        "server/discover after it); mcpx starts it again for the next checks"
+    ]
+    after = ["catalogue.tool-names", "catalogue.input-schema", "catalogue.prompt-missing-argument"]
+    assert all(results[i].status == "pass" for i in after), {i: results[i].detail for i in after}
+    assert {r.status for r in report.results} <= {"pass", "skip", "incomplete"}
+    assert report.exit_code == 4 and report.to_json()["complete"] is False

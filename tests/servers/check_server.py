@@ -45,6 +45,7 @@ bad-structured         structuredContent does not match the outputSchema        
 progress-backwards     progress goes 2, 1                                              behaviour.progress
 ignores-cancel         a cancelled call is answered anyway                             behaviour.cancellation
 only-2025-06-18        (none: legacy only at 2025-06-18, invalid arguments get -32602)  —
+mute-on-bad-cursor     an unknown cursor makes it answer nothing more (alive): not a rule's finding  —
 """
 
 from __future__ import annotations
@@ -373,6 +374,14 @@ def serve_line(line: bytes) -> None:
             error(None, -32700, "Parse error")
         return
     if state.get("mute"):
+        return
+    params_ = message.get("params") if isinstance(message, dict) else None
+    if (
+        MODE == "mute-on-bad-cursor"
+        and isinstance(params_, dict)
+        and params_.get("cursor") == "mcpx-check-invalid-cursor"
+    ):
+        state["mute"] = True
         return
     if not isinstance(message, dict):
         error(None, -32600, "Invalid Request")

@@ -7,7 +7,8 @@ import json
 import re
 from typing import Any
 
-from mcpx.check.context import CATALOGUES, Catalogue, CheckContext
+from mcpx.check.context import CheckContext
+from mcpx.check.lists import CATALOGUES, Catalogue
 from mcpx.check.model import ExchangeRef, Outcome, Skip, broken, check, held
 from mcpx.check.shapes import dialect_problem, header_problems, template_problem
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from mcpx.check.model import Check, ExchangeRef, Incomplete, Skip
+from mcpx.check.lists import CATALOGUES, Catalogue, walk
+from mcpx.check.model import Check, Incomplete, Skip
 from mcpx.check.session import START_GRACE, Reply, Session
 from mcpx.errors import McpxError, RequestTimeoutError, RpcError
 from mcpx.protocol.auto import AutoEra
@@ -30,14 +31,6 @@ from mcpx.target import ServerSpec
 from mcpx.transports.open import open_transport
 from mcpx.wire import TrafficLog
 
-#: catalogue name → (list method, key of the items, capability that announces it, key of an item)
-CATALOGUES: dict[str, tuple[str, str, str, str]] = {
-    "tools": ("tools/list", "tools", "tools", "name"),
-    "resources": ("resources/list", "resources", "resources", "uri"),
-    "resourceTemplates": ("resources/templates/list", "resourceTemplates", "resources", "uriTemplate"),
-    "prompts": ("prompts/list", "prompts", "prompts", "name"),
-}
-MAX_PAGES = 1000
 #: revisions oldest first (they are an enumerated set: order by this list, never by the strings)
 REVISIONS: tuple[str, ...] = (*reversed(LEGACY_VERSIONS), *MODERN_VERSIONS)
 
@@ -66,33 +59,6 @@ class CheckOptions:
     #: at most this many resources are read, and this many tools called
     max_reads: int = 25
     max_calls: int = 50
-
-
-@dataclass(slots=True)
-class Catalogue:
-    """One list walked page by page on the main connection."""
-
-    name: str
-    method: str
-    advertised: bool
-    items: list[Any] = field(default_factory=list)
-    pages: list[Reply] = field(default_factory=list)
-    #: what was wrong with the walk: (sentence, the page that shows it)
-    problems: list[tuple[str, ExchangeRef]] = field(default_factory=list)
-    #: the page request that failed, if one did
-    failed: Reply | None = None
-
-    @property
-    def ref(self) -> ExchangeRef | None:
-        if not self.pages:
-            return None
-        seqs = tuple(s for page in self.pages for s in page.ref.seqs)
-        return ExchangeRef(self.pages[0].session.label, seqs)
-
-    @property
-    def keys(self) -> list[str]:
-        key = CATALOGUES[self.name][3]
-        return [str(item.get(key)) if isinstance(item, dict) else repr(item) for item in self.items]
 
 
 #: told about each connection's traffic log as it is opened, with the label findings use for it
@@ -437,46 +403,8 @@ class CheckContext:
         return self._catalogues[name]
 
     async def walk(self, name: str) -> Catalogue:
-        method, key, capability, _ = CATALOGUES[name]
-        catalogue = Catalogue(name, method, self.advertised(capability))
-        if not catalogue.advertised:
-            return catalogue
-        session = await self.main_session()
-        cursor: Any = None
-        seen: set[str] = set()
-        for _ in range(MAX_PAGES):
-            page = await session.ask(method, {"cursor": cursor} if cursor is not None else None)
-            catalogue.pages.append(page)
-            if not page.ok:
-                catalogue.failed = page
-                return catalogue
-            result = page.result
-            if not isinstance(result, dict):
-                catalogue.problems.append(
-                    (f"{method} answered {type(result).__name__}, not an object", page.ref)
-                )
-                return catalogue
-            items = result.get(key)
-            if not isinstance(items, list):
-                catalogue.problems.append((f"{method} result has no {key!r} array", page.ref))
-            else:
-                catalogue.items.extend(items)
-            cursor = result.get("nextCursor")
-            if cursor is None:
-                return catalogue
-            if not isinstance(cursor, str):
-                catalogue.problems.append((f"nextCursor is {type(cursor).__name__}, not a string", page.ref))
-                return catalogue
-            if cursor in seen:
-                catalogue.problems.append(
-                    (f"nextCursor {cursor!r} came back again: the pages loop", page.ref)
-                )
-                return catalogue
-            seen.add(cursor)
-        catalogue.problems.append(
-            (f"{method} still had a nextCursor after {MAX_PAGES} pages", catalogue.pages[-1].ref)
-        )
-        return catalogue
+        """The list walked page by page on the main connection, anew (each exchange kept)."""
+        return await walk(self, name)
 
     async def tools(self) -> list[dict[str, Any]]:
         """The main connection's tools (objects only), or `Skip` when there are none to look at."""
@@ -507,3 +435,6 @@ class CheckContext:
 async def close_quietly(session: Session) -> None:
     with contextlib.suppress(McpxError, OSError):
         await session.close()
+
+
+__all__ = ["CATALOGUES", "Catalogue", "CheckContext", "CheckOptions", "LogListener", "older"]

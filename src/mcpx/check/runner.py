@@ -147,11 +147,7 @@ def _judgeable(ctx: CheckContext, marks: dict[str, int], outcome: Outcome) -> Ou
         failures = session.local_failures[marks.get(label, 0) :]
         if failures:
             first = failures[0]
-            return unjudged(
-                f"not judged: {first.method} got {first.describe()} ({outcome.detail})",
-                first.ref,
-                *outcome.exchanges,
-            )
+            return unjudged(f"not judged: {first.describe()}", first.ref, *outcome.exchanges)
     return outcome
 
 

@@ -166,10 +166,11 @@ class Session:
                     break
         if reply.response is not None:
             self.extra["answered"] = True
-        elif isinstance(reply.failure, RequestTimeoutError) and deadline is None and self.alive:
-            await self._diagnose(reply)
         if reply.local:
             self.local_failures.append(reply)
+        timed_out = isinstance(reply.failure, RequestTimeoutError) and deadline is None
+        if reply.response is None and timed_out and self.alive:
+            await self._diagnose(reply)
         return reply
 
     async def _diagnose(self, reply: Reply) -> None:

@@ -30,12 +30,20 @@ def command(
     def prepare() -> Coroutine[Any, Any, int]:
         o.check_format(fmt)
         spec = connection.spec()
-        return _run(spec, connection.session(timeout=connection.request_timeout or 10.0), fmt)
+        from mcpx.cli.hints import command_line
+
+        # the header is the command that runs this again, as it can be copied (server arguments after --)
+        again = (
+            command_line("doctor", spec, target=target, server_args=server_args or [])
+            if target
+            else command_line("doctor", spec)
+        )
+        return _run(spec, connection.session(timeout=connection.request_timeout or 10.0), fmt, again)
 
     execute(fmt, prepare)
 
 
-async def _run(spec: Any, options: Any, fmt: str) -> int:
+async def _run(spec: Any, options: Any, fmt: str, again: str = "") -> int:
     from mcpx.check.doctor import doctor
     from mcpx.wire.secret_policy import SecretPolicy
 
@@ -45,7 +53,7 @@ async def _run(spec: Any, options: Any, fmt: str) -> int:
     if fmt == "json":
         sys.stdout.write(json.dumps(secrets.value(report.to_json()), ensure_ascii=False) + "\n")
     else:
-        out = [f"mcpx doctor {report.target}"]
+        out = [again or f"mcpx doctor {report.target}"]
         for step in report.steps:
             line = (
                 f"  {_MARKS[step.status]} {step.name:<30} {step.took * 1000:7.0f} ms  {step.detail}".rstrip()
