@@ -192,3 +192,23 @@ async def test_death_and_reconnect_on_the_scripted_server() -> None:
         assert len(session.transports) == 2
         separators = [e for e in app.traffic if e.facts.get("event") == "reconnect"]
         assert len(separators) == 1
+
+
+async def test_frames_that_break_the_schema_of_the_revision_show_in_problems() -> None:
+    """Every frame is judged against the official schema of the negotiated revision as it arrives: a tool
+    whose inputSchema has no type is flagged on the tools/list answer and listed in the Problems tab."""
+    from scripted import Script
+
+    broken = {"name": "no_type", "description": "an inputSchema without type", "inputSchema": {}}
+    session = scripted_app(Script(tools=[broken]))
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        answer = next(e for e in app.traffic if e.method == "tools/list" and e.direction == "in")
+        expected = "schema 2025-11-25: result/tools/0/inputSchema: 'type' is a required property"
+        await wait_for(pilot, lambda: expected in answer.flags)
+        problems = app.panel.problems
+        assert problems is not None
+        await wait_for(pilot, lambda: answer.seq in problems.rows)
+        # the scripted server's other frames keep the schema: nothing else is flagged
+        assert [e.seq for e in app.traffic if any(f.startswith("schema") for f in e.flags)] == [answer.seq]

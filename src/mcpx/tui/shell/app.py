@@ -48,7 +48,7 @@ from mcpx.tui.shell.signals import exit_on_signals
 from mcpx.tui.traffic.traffic_panel import TrafficPanel
 from mcpx.tui.traffic.traffic_view import SEPARATOR_EVENT, format_latency
 from mcpx.tui.widgets.event_list_view import EventListView
-from mcpx.wire.traffic import TrafficLog
+from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 if TYPE_CHECKING:
     from mcpx import ServerSpec
@@ -199,6 +199,13 @@ class InspectApp(App[int]):
     @property
     def panel(self) -> TrafficPanel:
         return self.query_one(TrafficPanel)
+
+    def show_problem(self, event: TrafficEvent) -> None:
+        """List an event flagged after it was appended (the Problems tab takes new events by itself)."""
+        panels = self.query(TrafficPanel)
+        problems = panels.first().problems if panels else None
+        if problems is not None:
+            problems.add(event)
 
     def _tick(self) -> None:
         if len(self.traffic) - self._frozen_at >= FREEZE_EVERY:
@@ -462,6 +469,13 @@ def make_app(
     )
     if connector is None and spec is not None:  # a real server: it asks through the app's queue
         app.connection = Connection(app, spec_connector(spec, settings, app.asking))
+    if connector is not None or spec is not None:
+        # every frame of a live session against the official schema of its revision: what breaks it is
+        # flagged on the event, and the Problems tab lists it
+        from mcpx.check.wire_schema import SchemaFlagger
+
+        log.subscribe_flags(lambda event, _problem: app.show_problem(event))
+        SchemaFlagger().attach(log)
     return app
 
 
