@@ -46,3 +46,4 @@ def test_secret_values_are_never_printed() -> None:
         url="https://h/mcp", headers={"Authorization": "Bearer s3cret"}, env={"TOKEN": "s3cret"}
     )
     assert "s3cret" not in command_line("doctor", spec)
+    assert "s3cret" not in command_line("doctor", ServerSpec(url="https://me:s3cret@h/mcp?token=s3cret"))

@@ -3,7 +3,8 @@ can be copied and run as printed.
 
 Server arguments always follow `--`: without it, a server argument that starts with a dash would be read
 as one of mcpx's own options. Words are quoted as a POSIX shell reads them (`shlex`). Values that may be
-secret (`-e`, `--header`, `--bearer`) are never printed: a hint must not leak them.
+secret (`-e`, `--header`, `--bearer`, a URL's userinfo or token query values) are never printed: a hint
+must not leak them (a URL that needs its credentials is printed masked; give them again).
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ def command_line(
             target = spec.url
         else:
             target, server_args = (command[0] if command else ""), command[1:]
+    if "://" in target:
+        from mcpx.wire.secret_policy import mask_url
+
+        target = mask_url(target)  # userinfo and secret-looking query values never reach a hint
     words.append(target)
     if spec.cwd:
         words += ["--cwd", spec.cwd]
