@@ -54,7 +54,8 @@ async def _run_all() -> dict[str, dict[str, Any]]:
     async def one(mode: str) -> tuple[str, dict[str, Any]]:
         async with gate:
             spec = resolve_target(str(SERVER), [mode])
-            report = await run_checks(spec, CheckOptions(timeout=15, call_tools=True))
+            # a generous timeout: on a loaded machine a slow answer must not pass for silence (incomplete)
+            report = await run_checks(spec, CheckOptions(timeout=30, call_tools=True))
             return mode, report.to_json(frames=True)
 
     return dict(await asyncio.gather(*(one(mode) for mode, _ in MODES)))
