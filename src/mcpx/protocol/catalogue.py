@@ -2,7 +2,10 @@
 until `list_changed` (or the server's `ttlMs` hint) says they are stale, refreshed in the background when a
 cached list changes, and listeners told when it did.
 
-A mixin: `Client` provides `request()`, `peer`, `traffic` and `http`, and calls `_init_catalogue()`.
+Composed from narrow callables, not the whole client: the log (where problems are flagged), a way to send
+a request (dressed by the era), a way to hear notifications, and an optional filter for listed tools (the
+handshake-free era over HTTP leaves out tools it cannot call). The `Client` holds one and forwards its
+list methods to it.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpx.errors import McpxError, ProtocolError
@@ -18,8 +21,7 @@ from mcpx.protocol.peer import answered_event
 from mcpx.wire import Notification, TrafficEvent, TrafficLog
 
 if TYPE_CHECKING:
-    from mcpx.protocol.modern import HttpMirror
-    from mcpx.protocol.peer import NotificationHandler, Peer, ProgressCallback
+    from mcpx.protocol.peer import NotificationHandler
     from mcpx.protocol.types import McpModel, Prompt, Resource, ResourceTemplate, Tool
 
 Timeout = float | None | Literal["default"]
@@ -54,42 +56,40 @@ MAX_PAGES = 10_000
 
 
 class Catalogue:
-    """Paginated and cached lists (mixed into `Client`)."""
+    """Paginated and cached lists of one connection (a `Client` holds one as `catalogue`)."""
 
-    peer: Peer
-    http: HttpMirror | None
-    _cache: dict[str, list[Any]]
-    _dirty: set[str]
-    _expires: dict[str, float]
-    _refreshing: dict[str, asyncio.Task[Any]]
-    _list_listeners: list[Callable[[str], Any]]
-
-    if TYPE_CHECKING:
-
-        @property
-        def traffic(self) -> TrafficLog: ...
-
-        async def request(
-            self,
-            method: str,
-            params: dict[str, Any] | None = None,
-            *,
-            timeout: Timeout = "default",
-            on_progress: ProgressCallback | None = None,
-        ) -> Any: ...
-
-    def _init_catalogue(self) -> None:
-        self._cache = {}
-        self._dirty = set()
-        self._expires = {}
-        self._refreshing = {}
-        self._list_listeners = []
+    def __init__(
+        self,
+        traffic: TrafficLog,
+        request: Callable[..., Awaitable[Any]],
+        on_notification: Callable[[str, NotificationHandler], Any],
+    ) -> None:
+        self.traffic = traffic
+        self._request = request
+        #: applied to every `tools/list` page before it is kept (None: every tool is kept)
+        self.filter_tools: Callable[[list[Any]], list[Any]] | None = None
+        self._cache: dict[str, list[Any]] = {}
+        self._dirty: set[str] = set()
+        self._expires: dict[str, float] = {}
+        self._refreshing: dict[str, asyncio.Task[Any]] = {}
+        self._list_listeners: list[Callable[[str], Any]] = []
         for name, (_, _, notification) in LISTS.items():
-            self.peer.on_notification(notification, self._make_dirtier(name))
+            on_notification(notification, self._make_dirtier(name))
+
+    def forget(self) -> None:
+        """Every cached list is stale (a new session or a new server may list other things)."""
+        self._dirty.update(self._cache)
+
+    def stop(self) -> None:
+        """Stop the background refreshes (the connection is closing)."""
+        for task in self._refreshing.values():
+            task.cancel()
 
     # -- lists ---------------------------------------------------------------------------------------
     async def list_page(self, method: str, cursor: str | None = None, *, timeout: Timeout = "default") -> Any:
-        return await self.request(method, {"cursor": cursor} if cursor is not None else None, timeout=timeout)
+        return await self._request(
+            method, {"cursor": cursor} if cursor is not None else None, timeout=timeout
+        )
 
     async def list_all(self, method: str, key: str, *, timeout: Timeout = "default") -> dict[str, Any]:
         """Follow `nextCursor` and merge every page's items into one result (the last page's other fields)."""
@@ -103,8 +103,8 @@ class Catalogue:
                 raise ProtocolError(f"the server answered {method} with {type(page).__name__}, not an object")
             page_items = page.get(key)
             if isinstance(page_items, list):
-                if method == "tools/list" and self.http is not None:
-                    page_items = self.http.usable_tools(page_items)
+                if method == "tools/list" and self.filter_tools is not None:
+                    page_items = self.filter_tools(page_items)
                 items.extend(page_items)
             merged = {k: v for k, v in page.items() if k != "nextCursor"}
             next_cursor = page.get("nextCursor")

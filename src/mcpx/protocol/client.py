@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mcpx.__about__ import __version__
 from mcpx.errors import McpxError, RpcError, SessionExpiredError
 from mcpx.protocol.auto import AutoEra
-from mcpx.protocol.catalogue import Catalogue, Timeout
-from mcpx.protocol.eras import ClientIdentity, Era, Opened, Resend
+from mcpx.protocol.catalogue import Catalogue, ListName, Timeout
+from mcpx.protocol.eras import ClientIdentity, Era, Opened
 from mcpx.protocol.facade import Session
 from mcpx.protocol.modern import HttpMirror
 from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
 from mcpx.protocol.subscriptions import Watch
+from mcpx.protocol.url_elicitation import RETRY_KEY, URL_ELICITATION_REQUIRED, after_urls
 from mcpx.transports.base import HeaderMirroring, ProtocolVersionAware, StreamLostError, Transport
 from mcpx.wire import TrafficEvent, TrafficLog
 
@@ -32,20 +33,18 @@ if TYPE_CHECKING:  # the typed views load pydantic, which connecting and raw req
         CompleteResult,
         GetPromptResult,
         Implementation,
+        Prompt,
         ReadResourceResult,
+        Resource,
+        ResourceTemplate,
+        Tool,
     )
 
 ServerRequestHandler = Callable[[Any], Awaitable[Any]]
-#: -32042 (2025-11-25): the request needs URL elicitations completed first, listed in `data.elicitations`
-URL_ELICITATION_REQUIRED = -32042
-#: times a request is sent again after the user completed the URLs a -32042 listed
-MAX_URL_ROUNDS = 3
-#: added to the params of a URL elicitation that came in a -32042 error: the method to be retried
-RETRY_KEY = "_mcpxRetries"
 _T = TypeVar("_T")
 
 
-class Client(Catalogue):
+class Client:
     """An MCP client over one transport. Faces and features get one from `open_session()`; scripts from
     `mcpx.connect()`."""
 
@@ -97,7 +96,8 @@ class Client(Catalogue):
         #: bumped each time a new session replaces one the server forgot
         self._session_epoch = 0
         self._reopening = asyncio.Lock()
-        self._init_catalogue()
+        #: the paginated and cached lists (catalogue.py); the list methods below forward to it
+        self.catalogue = Catalogue(self.peer.traffic, self.request, self.peer.on_notification)
         #: the front door's façade: what faces may ask about the connection (see `session`)
         self.session = Session(self.peer, self.reconnect)
         # composed from narrow callables, not the whole client (no import back into this module)
@@ -108,6 +108,7 @@ class Client(Catalogue):
             self.http = HttpMirror(
                 self.peer.traffic, lambda: self.opened, lambda: self.cached("tools"), self.list_tools
             )
+            self.catalogue.filter_tools = self.http.usable_tools
             transport.mirror_headers(self.http)
 
     # -- lifecycle -----------------------------------------------------------------------------------
@@ -131,7 +132,7 @@ class Client(Catalogue):
         await self.peer.restart()
         opened = await self._open(era)
         self._session_epoch += 1
-        self._dirty.update(self._cache)  # a new server may list other things
+        self.catalogue.forget()  # a new server may list other things
         return opened
 
     async def _open(self, era: Era | None = None) -> Opened:
@@ -164,13 +165,12 @@ class Client(Catalogue):
                     self.traffic.info(note, "protocol", event="reopen")
                     await self._open()
                     self._session_epoch += 1
-                    self._dirty.update(self._cache)  # a new session may list other things
+                    self.catalogue.forget()  # a new session may list other things
             return await call()
 
     async def close(self) -> None:
         await self.watching.stop()
-        for task in self._refreshing.values():
-            task.cancel()
+        self.catalogue.stop()
         await self.peer.close()
 
     async def __aenter__(self) -> Client:
@@ -234,7 +234,7 @@ class Client(Catalogue):
             result = await self._in_session(lambda: resend({}))
         except RpcError as exc:
             if exc.error_code == URL_ELICITATION_REQUIRED and "elicitation/create" in self._answers:
-                result = await self._after_urls(method, exc, resend)
+                result = await after_urls(method, exc, resend, self.answer, self.traffic)
             else:
                 result = await self.era.recover(method, exc, resend, self._refresh_tools)
         except StreamLostError as exc:
@@ -242,37 +242,6 @@ class Client(Catalogue):
             self.traffic.info(f"{exc.message}; sending it again with a new id", "protocol", event="reissue")
             result = await resend({})
         return await self.era.settle(method, params, result, resend, self.answer)
-
-    async def _after_urls(self, method: str, error: RpcError, resend: Resend) -> Any:
-        """-32042: show the user the URLs the server needs visited first, then send the request again."""
-        for _ in range(MAX_URL_ROUNDS):
-            data = error.data if isinstance(error.data, dict) else {}
-            listed = data.get("elicitations")
-            asks = [e for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
-            if not asks:
-                raise error
-            for asked in asks:
-                answer = await self.answer("elicitation/create", {**asked, "mode": "url", RETRY_KEY: method})
-                action = answer.get("action") if isinstance(answer, dict) else None
-                if action != "accept":
-                    self.traffic.info(
-                        f"{method} needs a URL visited first and the user chose {action!r}: not retrying",
-                        "protocol",
-                        event="url-elicitation",
-                    )
-                    raise error
-            self.traffic.info(
-                f"{method}: the user completed {len(asks)} URL elicitation(s); sending it again",
-                "protocol",
-                event="url-elicitation",
-            )
-            try:
-                return await resend({})
-            except RpcError as again:
-                if again.error_code != URL_ELICITATION_REQUIRED:
-                    raise
-                error = again
-        raise error
 
     async def _refresh_tools(self) -> None:
         await self.list_tools(refresh=True)
@@ -289,6 +258,34 @@ class Client(Catalogue):
 
     async def send_raw(self, text: str) -> TrafficEvent:
         return await self.peer.send_raw(text)
+
+    # -- lists (the catalogue's) ---------------------------------------------------------------------
+    async def list_page(self, method: str, cursor: str | None = None, *, timeout: Timeout = "default") -> Any:
+        return await self.catalogue.list_page(method, cursor, timeout=timeout)
+
+    async def list_all(self, method: str, key: str, *, timeout: Timeout = "default") -> dict[str, Any]:
+        """Follow `nextCursor` and merge every page's items into one result (the last page's other fields)."""
+        return await self.catalogue.list_all(method, key, timeout=timeout)
+
+    async def list_tools(self, *, refresh: bool = False) -> list[Tool]:
+        return await self.catalogue.list_tools(refresh=refresh)
+
+    async def list_resources(self, *, refresh: bool = False) -> list[Resource]:
+        return await self.catalogue.list_resources(refresh=refresh)
+
+    async def list_resource_templates(self, *, refresh: bool = False) -> list[ResourceTemplate]:
+        return await self.catalogue.list_resource_templates(refresh=refresh)
+
+    async def list_prompts(self, *, refresh: bool = False) -> list[Prompt]:
+        return await self.catalogue.list_prompts(refresh=refresh)
+
+    def cached(self, name: ListName | str) -> list[Any] | None:
+        """A list as last fetched ("tools", "resources", "resourceTemplates", "prompts"), or None."""
+        return self.catalogue.cached(name)
+
+    def on_list_changed(self, listener: Callable[[str], Any]) -> None:
+        """Call `listener(name)` after a cached list was refreshed because the server said it changed."""
+        self.catalogue.on_list_changed(listener)
 
     # -- typed calls ---------------------------------------------------------------------------------
     async def call_tool(
@@ -393,4 +390,4 @@ def _adapt(handler: ServerRequestHandler) -> Callable[[Any, IncomingRequest], Aw
     return answer
 
 
-__all__ = ["Client", "RpcError"]
+__all__ = ["RETRY_KEY", "Client", "RpcError"]
