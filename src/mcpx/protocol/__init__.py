@@ -13,8 +13,11 @@ if TYPE_CHECKING:
     from mcpx.protocol.client import Client
     from mcpx.protocol.connect import connect
     from mcpx.protocol.eras import LegacyEra, Opened
+    from mcpx.protocol.facade import Session
     from mcpx.protocol.modern import ModernEra
+    from mcpx.protocol.options import SessionOptions
     from mcpx.protocol.peer import Peer
+    from mcpx.protocol.session import open_session
 
 _LAZY = {
     "AutoEra": "mcpx.protocol.auto",
@@ -24,8 +27,22 @@ _LAZY = {
     "Opened": "mcpx.protocol.eras",
     "ModernEra": "mcpx.protocol.modern",
     "Peer": "mcpx.protocol.peer",
+    "Session": "mcpx.protocol.facade",
+    "SessionOptions": "mcpx.protocol.options",
+    "open_session": "mcpx.protocol.session",
 }
-__all__ = ["AutoEra", "Client", "LegacyEra", "ModernEra", "Opened", "Peer", "connect"]
+__all__ = [
+    "AutoEra",
+    "Client",
+    "LegacyEra",
+    "ModernEra",
+    "Opened",
+    "Peer",
+    "Session",
+    "SessionOptions",
+    "connect",
+    "open_session",
+]
 
 
 def __getattr__(name: str) -> Any:

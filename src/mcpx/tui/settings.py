@@ -13,9 +13,12 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpx.errors import UsageError
+
+if TYPE_CHECKING:
+    from mcpx.protocol.options import SessionOptions
 
 #: the levels of `notifications/message`, in the spec's order
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -69,6 +72,21 @@ class InspectSettings:
         if unknown:
             raise UsageError(f"unknown inspect setting(s): {', '.join(sorted(unknown))}")
         return replace(cls(), **{k: _coerce(k, v) for k, v in values.items()})
+
+
+def session_options(settings: InspectSettings, **extra: Any) -> SessionOptions:
+    """How to talk to the server, from the settings' era and timeouts (the one `SessionOptions` every face
+    hands to `open_session()`); `extra` adds what the app answers with (roots, on_elicit, on_sample, …)."""
+    from mcpx.protocol.options import SessionOptions, check_era
+
+    return SessionOptions(
+        era=check_era(settings.protocol_era),
+        protocol_version=settings.protocol_version,
+        probe_timeout=settings.probe_timeout,
+        timeout=settings.timeout,
+        connect_timeout=settings.connect_timeout,
+        **extra,
+    )
 
 
 def config_path(environ: Mapping[str, str], config_dir: str | os.PathLike[str] | None = None) -> Path | None:

@@ -21,7 +21,7 @@ from textual.worker import Worker
 
 from mcpx.errors import ConnectError, McpxError, RpcError, ServerExitedError
 from mcpx.tui.session_state import CAPABILITY, KINDS, Catalog, ItemKind, ServerInfo, SessionState, State
-from mcpx.tui.settings import InspectSettings
+from mcpx.tui.settings import InspectSettings, session_options
 from mcpx.wire.traffic import TrafficLog
 
 if TYPE_CHECKING:
@@ -62,23 +62,15 @@ def signed_in_text(client: Client) -> str | None:
 
 
 def spec_connector(spec: ServerSpec, settings: InspectSettings, asking: Asking | None = None) -> Connector:
-    """The connector for a real server: `mcpx.connect()` with the settings' timeouts and era; what the
+    """The connector for a real server: `open_session()` with the settings' timeouts and era; what the
     server asks (elicitation, sampling, roots) is answered through `asking` (the app's queue)."""
 
     @asynccontextmanager
     async def open_client(traffic: TrafficLog) -> AsyncIterator[Client]:
-        from mcpx.protocol.connect import connect
+        from mcpx.protocol.session import open_session
 
-        async with connect(
-            spec,
-            traffic=traffic,
-            timeout=settings.timeout,
-            connect_timeout=settings.connect_timeout,
-            protocol_era=settings.protocol_era,
-            protocol_version=settings.protocol_version,
-            probe_timeout=settings.probe_timeout,
-            **(asking.client_options() if asking is not None else {}),
-        ) as client:
+        options = session_options(settings, **(asking.client_options() if asking is not None else {}))
+        async with open_session(spec, options, traffic=traffic) as client:
             yield client
 
     return open_client
