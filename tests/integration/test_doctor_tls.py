@@ -111,8 +111,10 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
         threads.append((server, thread))
         running[label] = f"https://127.0.0.1:{server.server_address[1]}/mcp"
     yield running
-    for server, _ in threads:
+    for server, thread in threads:
         server.shutdown()
+        server.server_close()  # the listening TLS socket, else it is left for the garbage collector
+        thread.join(timeout=5)
 
 
 def doctor(url: str, ca: Path) -> tuple[int, dict[str, Any], str]:
