@@ -69,7 +69,10 @@ def install() -> None:
 
     def build_runtime_param(descriptor: TypeDescriptor) -> Any:
         plain = _plain(descriptor.annotation)
-        special = descriptor.is_file or descriptor.is_choice or descriptor.is_ranged or descriptor.is_path
+        try:
+            special = descriptor.is_file or descriptor.is_choice or descriptor.is_ranged or descriptor.is_path
+        except TypeError:  # Python 3.10: list[str] passes isinstance(_, type), typer's is_number_type raises
+            special = True
         if plain is None or special:
             return typers_own(descriptor)
         return PlainRuntimeParam(parameter_info=descriptor.parameter_info, annotation=descriptor.annotation)
