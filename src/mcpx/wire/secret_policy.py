@@ -52,6 +52,7 @@ HARMLESS_HEADERS = frozenset(
         "mcp-name",
         "mcp-protocol-version",
         "mcp-session-id",
+        "origin",
         "pragma",
         "te",
         "transfer-encoding",
