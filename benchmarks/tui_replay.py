@@ -16,7 +16,12 @@ reports from inside the app:
     first screen CPU   the child's CPU time at its first screen (what a loaded machine does not inflate)
     bare Textual  the floor: a one-widget Textual app, launch → first paint, in the same conditions
 
+    first screen RSS / steady RSS  the child's resident memory at the first screen, and once all is read
+    peak RSS      the child's peak resident memory over the run
+    summary       `mcpx replay FILE` with stdout not a terminal (the streamed description): wall, CPU, peak RSS
+
     python benchmarks/tui_replay.py [--events 100000] [--runs 5]
+    python benchmarks/tui_replay.py --events 161527 --text-bytes 2400 --runs 3   # the 200 MB recording of issue 21
 """
 
 from __future__ import annotations
@@ -51,6 +56,10 @@ def headless_run(self, *args, **kwargs):
     return _run(self, *args, **kwargs)
 App.run = headless_run
 
+def rss_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * __import__("os").sysconf("SC_PAGE_SIZE") / 2**20
+
 def say(**facts):
     sys.stderr.write(json.dumps(facts) + "\n")
     sys.stderr.flush()
@@ -65,7 +74,7 @@ def compositor_refresh(self):
         lists = self.app.query("#tools-list")
         if lists and lists.first(OptionList).option_count and self.app.query("#scrubber"):
             FIRST.update(t=time.time(), cpu=time.process_time(), tools=len(self.app.catalog.tools or ()),
-                         events=len(self.app.traffic))
+                         events=len(self.app.traffic), rss=rss_mb())
 Screen._compositor_refresh = compositor_refresh
 
 _mounted = tui.InspectApp.on_mount
@@ -85,8 +94,11 @@ def on_mount(self):
         started = time.perf_counter()
         await self._press_and_paint()
         step = time.perf_counter() - started
+        import resource
         say(painted=FIRST["t"], cpu=FIRST["cpu"], tools=FIRST["tools"], events_then=FIRST["events"],
-            all_read=shown, lateness=worst, step=step, events=len(self.traffic), log_shown=self._log_shown)
+            all_read=shown, lateness=worst, step=step, events=len(self.traffic), log_shown=self._log_shown,
+            rss_first=FIRST["rss"], rss_steady=rss_mb(),
+            rss_peak=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
         self.exit(0)
     self.run_worker(follow(), exit_on_error=True)
     def log_watch():
@@ -110,7 +122,7 @@ run()
 """
 
 
-def make_recording(path: Path, events: int) -> None:
+def make_recording(path: Path, events: int, text_bytes: int = 0) -> None:
     log = TrafficLog()
     recorder = start_recording(path, log, ServerSpec(command=["python", "echo_server.py"]), era="legacy")
     log.info("spawned python echo_server.py (pid 1)", "process", event="spawned", pid=1)
@@ -143,10 +155,12 @@ def make_recording(path: Path, events: int) -> None:
     ]
     exchange(1, "tools/list", None, {"tools": tools})
     rid = 1
+    filler = ("lorem ipsum dolor sit amet " * (text_bytes // 27 + 1))[:text_bytes]
     while len(log) < events:
         rid += 1
         params = {"name": "tool_1", "arguments": {"text": f"hello {rid}"}}
-        exchange(rid, "tools/call", params, {"content": [{"type": "text", "text": f"hello {rid}"}]})
+        text = f"hello {rid} {filler}" if filler else f"hello {rid}"
+        exchange(rid, "tools/call", params, {"content": [{"type": "text", "text": text}]})
         if rid % 50 == 0:
             log.stderr(f"handled {rid} calls")
     recorder.close()
@@ -181,7 +195,28 @@ def one_run(path: Path, env: dict[str, str]) -> dict[str, float]:
         "lateness": data["lateness"],
         "step": data["step"],
         "events": data["events"],
+        "first screen RSS": data["rss_first"],
+        "steady RSS": data["rss_steady"],
+        "peak RSS": data["rss_peak"],
     }
+
+
+def summary_run(path: Path, env: dict[str, str]) -> dict[str, float]:
+    """`mcpx replay FILE` with stdout a pipe: the description, streamed; wall, CPU and peak RSS."""
+    code = (
+        "import resource, sys, time; from mcpx.cli.main import run; sys.argv = ['mcpx', 'replay', sys.argv[1]]\n"
+        "try:\n    run()\nfinally:\n"
+        "    u = resource.getrusage(resource.RUSAGE_SELF)\n"
+        "    sys.stderr.write(f'@@ {u.ru_utime + u.ru_stime} {u.ru_maxrss / 1024}\\n')"
+    )
+    started = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, env=env, timeout=600, check=False
+    )
+    wall = time.perf_counter() - started
+    line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("@@"))
+    _, cpu, peak = line.split()
+    return {"summary": wall, "summary CPU": float(cpu), "summary peak RSS": float(peak)}
 
 
 def main() -> None:
@@ -190,16 +225,20 @@ def main() -> None:
     )
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--text-bytes", type=int, default=0, help="text added to every tools/call result")
+    parser.add_argument("--keep", help="write the recording here (and reuse it when it exists)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
-        path = Path(home) / "big.mcpx.jsonl"
-        make_recording(path, args.events)
+        path = Path(args.keep) if args.keep else Path(home) / "big.mcpx.jsonl"
+        if not path.exists():
+            make_recording(path, args.events, args.text_bytes)
         size = path.stat().st_size
         env = {**os.environ, "MCPX_CACHE_DIR": home, "MCPX_CONFIG_DIR": home, "TEXTUAL_ANIMATIONS": "none"}
         runs = []
         for _ in range(args.runs):  # interleaved with the floor, so a busy machine hurts both alike
             runs.append(one_run(path, env))
             runs[-1]["bare Textual"] = bare_textual(env)
+            runs[-1].update(summary_run(path, env))
     print(f"mcpx replay on {runs[0]['events']:,.0f} events ({size / 1e6:.1f} MB), median of {args.runs} runs")
     for key, unit in (
         ("first screen", "s"),
@@ -209,8 +248,17 @@ def main() -> None:
         ("all read", "s"),
         ("lateness", "ms"),
         ("step", "ms"),
+        ("first screen RSS", "MB"),
+        ("steady RSS", "MB"),
+        ("peak RSS", "MB"),
+        ("summary", "s"),
+        ("summary CPU", "s"),
+        ("summary peak RSS", "MB"),
     ):
         values = [r[key] * (1000 if unit == "ms" else 1) for r in runs]
+        if unit == "MB":
+            print(f"  {key:<16} {statistics.median(values):>7.0f} MB   ({min(values):.0f}–{max(values):.0f})")
+            continue
         spread = (
             f"{min(values):.3f}–{max(values):.3f}" if unit == "s" else f"{min(values):.0f}–{max(values):.0f}"
         )

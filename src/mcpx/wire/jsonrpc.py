@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,8 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+#: how deep a frame may nest and still be decoded (deeper: a `Malformed` saying so)
+MAX_DEPTH = 10_000
 
 
 @dataclass(slots=True)
@@ -139,13 +142,31 @@ def _parse(raw: bytes, text: str) -> tuple[Any, str | None]:
     try:
         return json.loads(text), None
     except RecursionError:
-        return None, "JSON nested too deeply to decode"
+        return _parse_deep(text)
     except ValueError as exc:
         stripped = text.strip()
         if not stripped:
             return None, "empty line"
         preview = stripped[:60] + ("…" if len(stripped) > 60 else "")
         return None, f"not JSON ({exc.args[0] if exc.args else exc}): {preview!r}"
+
+
+def _parse_deep(text: str) -> tuple[Any, str | None]:
+    """A frame nested deeper than Python's recursion limit (~1,000): a 3,000-level schema is legal JSON
+    and a server may send one, so the stdlib gets room for `MAX_DEPTH` levels (its scanner needs little
+    C stack per level); deeper than that stays a diagnostic."""
+    limit = sys.getrecursionlimit()
+    if limit >= MAX_DEPTH + 200:
+        return None, "JSON nested too deeply to decode"
+    sys.setrecursionlimit(MAX_DEPTH + 200)
+    try:
+        return json.loads(text), None
+    except RecursionError:
+        return None, f"JSON nested more than {MAX_DEPTH:,} levels deep: not decoded"
+    except ValueError as exc:
+        return None, f"not JSON ({exc.args[0] if exc.args else exc})"
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _guess_id(raw: bytes) -> JsonId | None:
