@@ -42,7 +42,8 @@ async def main(calls, keep_all):
         cpu = time.process_time() - cpu0
         end = rss_mb()
     seqs = [e.seq for e in log]
-    ok = seqs == list(range(len(log))) and sum(1 for e in log if e.method == "tools/call") == 2 * (calls + 1000)
+    calls_seen = sum(1 for e in log if e.method == "tools/call")
+    ok = seqs == list(range(len(log))) and calls_seen == 2 * (calls + 1000)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"base": base, "end": end, "growth": end - base, "peak": peak, "cpu": cpu,
                       "events": len(log), "spilled": log.spilled, "all_read_back": ok}))
@@ -53,7 +54,9 @@ asyncio.run(main(int(sys.argv[1]), sys.argv[2] == "keep"))
 
 def run(calls: int, mode: str) -> dict[str, float]:
     code = CHILD.replace("SERVER", repr(str(HERE / "echo_server.py")))
-    out = subprocess.run([sys.executable, "-c", code, str(calls), mode], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(calls), mode], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -73,7 +76,8 @@ def main() -> None:
         label = "spill (default log)" if mode == "spill" else "keep all (keep=None)"
         med = {k: statistics.median(r[k] for r in rows) for k in ("growth", "end", "peak", "cpu")}
         print(
-            f"  {label:22} RSS growth {med['growth']:6.1f} MB  (end {med['end']:.0f} MB, peak {med['peak']:.0f} MB)"
+            f"  {label:22} RSS growth {med['growth']:6.1f} MB"
+            f"  (end {med['end']:.0f} MB, peak {med['peak']:.0f} MB)"
             f"  CPU {med['cpu']:.1f} s  events {int(rows[0]['events']):,} spilled {int(rows[0]['spilled']):,}"
             f"  all read back in order: {all(r['all_read_back'] for r in rows)}"
         )

@@ -18,10 +18,12 @@ reports from inside the app:
 
     first screen RSS / steady RSS  the child's resident memory at the first screen, and once all is read
     peak RSS      the child's peak resident memory over the run
-    summary       `mcpx replay FILE` with stdout not a terminal (the streamed description): wall, CPU, peak RSS
+    summary       `mcpx replay FILE` with stdout not a terminal (the streamed description):
+                  wall, CPU, peak RSS
 
     python benchmarks/tui_replay.py [--events 100000] [--runs 5]
-    python benchmarks/tui_replay.py --events 161527 --text-bytes 2400 --runs 3   # the 200 MB recording of issue 21
+    # the 200 MB recording of issue 21:
+    python benchmarks/tui_replay.py --events 161527 --text-bytes 2400 --runs 3
 """
 
 from __future__ import annotations
@@ -204,14 +206,20 @@ def one_run(path: Path, env: dict[str, str]) -> dict[str, float]:
 def summary_run(path: Path, env: dict[str, str]) -> dict[str, float]:
     """`mcpx replay FILE` with stdout a pipe: the description, streamed; wall, CPU and peak RSS."""
     code = (
-        "import resource, sys, time; from mcpx.cli.main import run; sys.argv = ['mcpx', 'replay', sys.argv[1]]\n"
+        "import resource, sys; from mcpx.cli.main import run\n"
+        "sys.argv = ['mcpx', 'replay', sys.argv[1]]\n"
         "try:\n    run()\nfinally:\n"
         "    u = resource.getrusage(resource.RUSAGE_SELF)\n"
         "    sys.stderr.write(f'@@ {u.ru_utime + u.ru_stime} {u.ru_maxrss / 1024}\\n')"
     )
     started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, env=env, timeout=600, check=False
+        [sys.executable, "-c", code, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
     )
     wall = time.perf_counter() - started
     line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("@@"))

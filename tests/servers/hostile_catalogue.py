@@ -20,7 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-WORDS = "the server describes its one tool at a length no client expects and every line of it matters".split()
+SENTENCE = "the server describes its one tool at a length no client expects and every line matters"
+WORDS = SENTENCE.split()
 
 
 def prose(size: int) -> str:
@@ -73,15 +74,25 @@ def cyclic_schema() -> dict[str, Any]:
 
 def catalogue(args: argparse.Namespace) -> list[dict[str, Any]]:
     if args.kind == "huge-description":
-        return [{"name": "verbose", "description": prose(int(args.mb * 2**20)), "inputSchema": small_schema(0)}]
+        return [
+            {"name": "verbose", "description": prose(int(args.mb * 2**20)), "inputSchema": small_schema(0)}
+        ]
     if args.kind == "many-tools":
         return [
             {"name": f"tool_{n:05d}", "description": f"Tool number {n}.", "inputSchema": small_schema(n)}
             for n in range(args.count)
         ]
     if args.kind == "deep-schema":
-        return [{"name": "deep", "description": f"A schema {args.depth} levels deep.", "inputSchema": deep_schema(args.depth)}]
-    return [{"name": "cyclic", "description": "Schemas whose $refs form cycles.", "inputSchema": cyclic_schema()}]
+        return [
+            {
+                "name": "deep",
+                "description": f"A schema {args.depth} levels deep.",
+                "inputSchema": deep_schema(args.depth),
+            }
+        ]
+    return [
+        {"name": "cyclic", "description": "Schemas whose $refs form cycles.", "inputSchema": cyclic_schema()}
+    ]
 
 
 class Server:

@@ -25,7 +25,7 @@ from mcpx.schema.nodes import (
     StringNode,
     dumps,
 )
-from mcpx.schema.refs import Schema, is_null, label_of, merge_all_of, resolve, types_of
+from mcpx.schema.refs import Schema, is_null, label_of, merge_all_of, resolve, types_of, why_unresolved
 
 #: deeper than this, a sub-tree is a JSON editor (a schema nesting itself through required fields)
 MAX_DEPTH = 48
@@ -59,9 +59,7 @@ class SchemaBuilder:
         resolved, refs = resolve(self.root, schema, refs)
         if resolved is None:
             spec.schema = schema if isinstance(schema, dict) else {}
-            return JsonNode(
-                spec, "a $ref mcpx cannot follow" if isinstance(schema, dict) else "a false schema"
-            )
+            return JsonNode(spec, f"{why_unresolved(self.root, schema)}: type the value as JSON")
         if "allOf" in resolved:
             merged = merge_all_of(self.root, resolved)
             if merged is None:
@@ -72,7 +70,13 @@ class SchemaBuilder:
         if "default" in resolved:
             spec.default = resolved["default"]
         if len(spec.path) > MAX_DEPTH:
-            return JsonNode(spec, "nested too deep")
+            # a schema thousands of levels deep would build (and draw) a field per level: the rest is
+            # one JSON field, and the sentence says where the whole schema is
+            return JsonNode(
+                spec,
+                f"nested deeper than {MAX_DEPTH} levels: from here the value is typed as JSON "
+                "(the whole schema is in the tool's detail, and in the traffic log's tools/list answer)",
+            )
         node = self._make(resolved, spec, refs)
         if defaults and spec.default is not MISSING:
             node.load(spec.default)

@@ -76,6 +76,28 @@ def resolve(root: Any, schema: Any, seen: tuple[str, ...] = ()) -> tuple[Schema 
     return schema, seen
 
 
+def why_unresolved(root: Any, schema: Any) -> str:
+    """Why `resolve` gave up on `schema`, in words for the form: a cycle of `$ref`s, or one that points
+    nowhere (the chain is named, so the user can find it in the schema)."""
+    if not isinstance(schema, dict):
+        return "a false schema"
+    chain: list[str] = []
+    while isinstance(schema, dict) and "$ref" in schema:
+        ref = schema["$ref"]
+        if not isinstance(ref, str):
+            return "a $ref that is not a string"
+        if ref in chain:
+            loop = " → ".join([*chain[chain.index(ref) :], ref])
+            return f"a $ref cycle that never reaches a schema ({loop})"
+        chain.append(ref)
+        schema = pointer(root, ref)
+        if len(chain) > 32:
+            return f"a chain of more than 32 $refs ({chain[0]} → …)"
+    if schema is True or isinstance(schema, dict):
+        return "a $ref mcpx cannot follow"
+    return f"a $ref that points at nothing in the schema ({chain[-1] if chain else '?'})"
+
+
 def types_of(schema: Schema) -> list[str]:
     """The `type` keyword as a list (empty when absent or unreadable)."""
     t = schema.get("type")

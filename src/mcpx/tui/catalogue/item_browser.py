@@ -15,6 +15,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Input, OptionList, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
@@ -42,8 +43,20 @@ def item_name(kind: ItemKind, item: Any) -> str:
     return str(getattr(item, "title", None) or getattr(item, "name", "") or "")
 
 
+#: rows a list shows at most (Textual's OptionList measures every option: 20,000 cost 0.3 s a key and
+#: 2 s a filter keystroke); the last row says how many more there are and that the filter finds them
+MAX_SHOWN = 500
+#: seconds the highlight rests before the detail pane follows it
+SELECT_AFTER = 0.06
+#: the part of a description the filter searches (a 10 MB one would cost a copy per keystroke)
+HAYSTACK_CHARS = 20_000
+
+
 def item_haystack(kind: ItemKind, item: Any) -> str:
-    parts = [getattr(item, "name", ""), getattr(item, "title", None), getattr(item, "description", None)]
+    description = getattr(item, "description", None)
+    if isinstance(description, str):
+        description = description[:HAYSTACK_CHARS]
+    parts = [getattr(item, "name", ""), getattr(item, "title", None), description]
     parts += [getattr(item, "uri", None), getattr(item, "uri_template", None)]
     return " ".join(str(p) for p in parts if p).lower()
 
@@ -107,6 +120,10 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._shown: dict[ItemKind, list[Any]] = {kind: [] for kind in KINDS}
+        self._pending: tuple[ItemKind, Any] | None = None
+        self._select_timer: Timer | None = None
+        #: each listing's items with their lower-cased search text, made once per listing
+        self._haystacks: dict[ItemKind, tuple[object, list[tuple[Any, str]]]] = {}
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="/ filter tools, resources, prompts…", id="browser-filter", compact=True)
@@ -171,11 +188,28 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
             self._shown[kind] = []
             return
         needle = self.filter_text
-        shown = [item for item in items if not needle or needle in item_haystack(kind, item)]
-        tab.label = f"{TITLES[kind]} {len(shown)}/{len(items)}" if needle else f"{TITLES[kind]} {len(items)}"
+        if needle:
+            cached = self._haystacks.get(kind)
+            if cached is None or cached[0] is not items:
+                cached = self._haystacks[kind] = (
+                    items,
+                    [(item, item_haystack(kind, item)) for item in items],
+                )
+            matched = [item for item, hay in cached[1] if needle in hay]
+        else:
+            matched = list(items)
+        tab.label = (
+            f"{TITLES[kind]} {len(matched)}/{len(items)}" if needle else f"{TITLES[kind]} {len(items)}"
+        )
         previous = option_list.highlighted
+        shown = matched[:MAX_SHOWN]
         self._shown[kind] = shown
-        option_list.set_options([Option(self._prompt(kind, item)) for item in shown])
+        options = [Option(self._prompt(kind, item)) for item in shown]
+        if len(matched) > len(shown):
+            hidden = len(matched) - len(shown)
+            more = f"… {hidden:,} more {kind} not listed here: type in the filter (/) to find them"
+            options.append(Option(Content.styled(more, "$foreground-muted italic"), disabled=True))
+        option_list.set_options(options)
         if not shown:
             empty = "no match" if needle else f"the server lists no {kind}"
             option_list.set_options([Option(Content.styled(empty, "$foreground-muted"), disabled=True)])
@@ -193,9 +227,8 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
             parts.append((" ◆", "$text-accent"))
         detail = getattr(item, "uri", None) or getattr(item, "uri_template", None)
         description = getattr(item, "description", None)
-        second = detail or (
-            description.strip().splitlines()[0] if description and description.strip() else ""
-        )
+        head = description[:1_000].strip() if isinstance(description, str) else ""
+        second = detail or (head.splitlines()[0] if head else "")
         if second:
             parts += ["\n", (printable(second[:200]), "$foreground-muted")]
         return Content.assemble(*parts)
@@ -207,11 +240,26 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
         kind: ItemKind = list_id.removesuffix("-list")  # type: ignore[assignment]
         shown = self._shown.get(kind, [])
         if kind == self.active_kind and 0 <= event.option_index < len(shown):
-            self.post_message(self.ItemSelected(self, kind, shown[event.option_index]))
+            # the detail (a form, a schema) follows once the highlight rests: holding ↓ through a long
+            # list moves the highlight at key speed instead of building a form per row
+            self._pending = (kind, shown[event.option_index])
+            if self._select_timer is not None:
+                self._select_timer.stop()
+            self._select_timer = self.set_timer(SELECT_AFTER, self._selected, name="browser-select")
+
+    def _selected(self) -> None:
+        self._select_timer = None
+        if self._pending is not None:
+            kind, item = self._pending
+            self._pending = None
+            self.post_message(self.ItemSelected(self, kind, item))
 
     @on(OptionList.OptionSelected)
     def _opened(self, event: OptionList.OptionSelected) -> None:
         event.stop()
+        if self._select_timer is not None:  # Enter before the detail followed: it follows now
+            self._select_timer.stop()
+            self._selected()
         kind: ItemKind = (event.option_list.id or "").removesuffix("-list")  # type: ignore[assignment]
         shown = self._shown.get(kind, [])
         if kind == self.active_kind and 0 <= event.option_index < len(shown):

@@ -13,6 +13,7 @@ from rich.console import Group, RenderableType
 from rich.json import JSON
 from rich.table import Table
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
@@ -38,12 +39,62 @@ _SHOWN_FIELDS = {
 SINGULAR = {"tools": "tool", "resources": "resource", "templates": "resource template", "prompts": "prompt"}
 
 
+#: a description longer than this (characters or lines) shows a preview and a button for the rest
+PREVIEW_CHARS = 4_000
+PREVIEW_LINES = 40
+#: a JSON section whose pretty text is longer than this shows its first lines only
+JSON_CHARS = 100_000
+JSON_LINES = 400
+
+
+def size_text(chars: int) -> str:
+    if chars >= 2**20:
+        return f"{chars / 2**20:.1f} MB"
+    return f"{chars / 2**10:.0f} KB" if chars >= 2**10 else f"{chars} characters"
+
+
+def description_preview(text: str) -> tuple[str, str | None]:
+    """The part of a description laid out on screen, and a sentence saying what was cut (or None).
+
+    A server may send a 10 MB description: laying it out whole took 20 s and half a gigabyte, so a long
+    one shows its first lines here and the whole text opens in a view that draws only what is visible."""
+    head = text[: PREVIEW_CHARS + 1]
+    lines = head.split("\n")
+    if len(text) <= PREVIEW_CHARS and len(lines) <= PREVIEW_LINES:
+        return text, None
+    shown = "\n".join(line[:400] for line in lines[:PREVIEW_LINES])[:PREVIEW_CHARS]
+    total_lines = text.count("\n") + 1
+    note = (
+        f"The description is {size_text(len(text))} ({total_lines:,} lines); its beginning is shown. "
+        "Press “Show the whole description” to read all of it."
+    )
+    return shown, note
+
+
 def pretty_json(value: Any) -> RenderableType:
-    """Syntax-highlighted JSON (indent 2) of an already-parsed value."""
+    """Syntax-highlighted JSON (indent 2) of an already-parsed value; a huge or very deep one is cut to
+    its first lines with a sentence saying so (the whole is in the traffic log's raw frame)."""
+    import json
+
     try:
-        return JSON.from_data(value, indent=2, default=repr)
+        text = json.dumps(value, indent=2, default=repr, ensure_ascii=False)
+    except RecursionError:
+        return Text(
+            "(nested too deeply to show here: the whole JSON is in the traffic log — open the listing's "
+            "response with t, then Enter, and r for the raw frame)",
+            style="italic",
+        )
     except (TypeError, ValueError):
-        return Text(repr(value))
+        return Text(repr(value)[:JSON_CHARS])
+    if len(text) <= JSON_CHARS and text.count("\n") < JSON_LINES:
+        return JSON(text)
+    head = "\n".join(text[:JSON_CHARS].split("\n")[:JSON_LINES])
+    note = Text(
+        f"\n… {size_text(len(text))} of JSON in all; the first {head.count(chr(10)) + 1} lines are shown. "
+        "The whole is in the traffic log: open the listing's response (t, then Enter; r for the raw frame).",
+        style="italic",
+    )
+    return Group(Text(head), note)
 
 
 class ItemDetail(VerticalScroll, can_focus=True):
@@ -65,6 +116,7 @@ any other field the server sent (nothing is hidden, unknown fields included).
     def compose(self) -> ComposeResult:
         yield Static("Select a tool, resource, template or prompt on the left.", id="detail-title")
         yield Static("", id="detail-description")
+        yield Vertical(id="detail-description-all")
         yield Vertical(id="call-form")
         yield Static("", id="detail-body")
 
@@ -81,11 +133,33 @@ any other field the server sent (nothing is hidden, unknown fields included).
         kind, item = selection
         title.update(self._title(kind, item))
         text = getattr(item, "description", None)
-        description.update(
-            Text(printable(text.strip(), multiline=True)) if text else Text("(no description)", style="dim")
-        )
+        shown, cut = description_preview(text.strip()) if isinstance(text, str) else ("", None)
+        rendered = Text(printable(shown, multiline=True)) if text else Text("(no description)", style="dim")
+        if cut is not None:
+            rendered.append("\n\n" + cut, style="italic")
+        description.update(rendered)
+        whole = self.query_one("#detail-description-all", Vertical)
+        whole.remove_children()
+        if cut is not None:
+            whole.mount(Button("Show the whole description", id="detail-show-description", compact=True))
         body.update(Group(*self._sections(kind, item)))
         self.scroll_home(animate=False)
+
+    @on(Button.Pressed, "#detail-show-description")
+    def _show_description(self, event: Button.Pressed) -> None:
+        """The whole description in a view that draws only its visible lines (Line API)."""
+        event.stop()
+        from mcpx.tui.results.plain_text_view import PlainTextView
+
+        selection = self.selection
+        text = getattr(selection[1], "description", None) if selection is not None else None
+        if not isinstance(text, str):
+            return
+        whole = self.query_one("#detail-description-all", Vertical)
+        whole.remove_children()
+        view = PlainTextView(text, id="detail-description-text")
+        whole.mount(view)
+        view.focus()
 
     def _mount_call_panel(self, selection: Selection | None) -> None:
         form = self.query_one("#call-form", Vertical)

@@ -118,7 +118,8 @@ are. A destructive tool asks first. A running call shows the server's progress; 
             yield Button("Cancel  esc", id="cancel-call", variant="error", compact=True)
             yield Static("", id="call-status")
         with Vertical(id="call-progress-row"):
-            yield ProgressBar(id="call-progress", show_eta=False)
+            # the bar mounts while a call runs: an idle one keeps a 1 s timer, and 15 Hz when
+            # indeterminate (a panel that waits must cost no CPU)
             yield Static("", id="progress-message")
         yield Vertical(id="call-result")
 
@@ -273,8 +274,11 @@ are. A destructive tool asks first. A running call shows the server's progress; 
     def _progress(self, progress: Any, total: Any, message: Any) -> None:
         if not self.is_attached:
             return
-        bar = self.query_one("#call-progress", ProgressBar)
-        if isinstance(total, (int, float)) and total > 0:
+        bars = self.query("#call-progress").results(ProgressBar)
+        bar = next(bars, None)
+        if bar is None:
+            pass
+        elif isinstance(total, (int, float)) and total > 0:
             bar.update(
                 total=float(total), progress=float(progress) if isinstance(progress, (int, float)) else 0
             )
@@ -290,10 +294,13 @@ are. A destructive tool asks first. A running call shows the server's progress; 
             return
         self.set_class(running, "-running")
         self.query_one("#call-button", Button).disabled = running
+        if not running:
+            await self.query("#call-progress").remove()
         if running:
             self.set_class(False, "-invalid")
-            bar = self.query_one("#call-progress", ProgressBar)
-            bar.update(total=None, progress=0)
+            if not self.query("#call-progress"):
+                row = self.query_one("#call-progress-row", Vertical)
+                await row.mount(ProgressBar(id="call-progress", show_eta=False), before=0)
             self.query_one("#progress-message", Static).update(Content("waiting for the server…"))
             self._say(f"Calling {self.tool_name}…")
             await self.query_one("#call-result", Vertical).remove_children()
@@ -313,6 +320,7 @@ are. A destructive tool asks first. A running call shows the server's progress; 
             return
         self.set_class(False, "-running")
         self.query_one("#call-button", Button).disabled = False
+        await self.query("#call-progress").remove()
         holder = self.query_one("#call-result", Vertical)
         await holder.remove_children()
         took = format_latency(latency) if latency is not None else "?"

@@ -59,6 +59,11 @@ Clock = Callable[[], float]
 _PANEL_ACTIONS = {"focus_traffic", "clear_log", "toggle_follow", "copy_event"}
 #: events between two gc.freeze() calls (see _tick)
 FREEZE_EVERY = 5_000
+#: events the TUI's traffic log holds as objects before the oldest spill to disk
+TUI_KEEP_EVENTS = 100_000
+TUI_KEEP_BYTES = 128 << 20
+#: the header's figures (requests in flight, …) follow traffic at most this often
+TICK = 0.1
 #: the sentence for anything refused while a recording is open (`InspectApp.read_only`)
 READ_ONLY_REASON = "this is a recording (read-only); nothing can be sent to a server."
 
@@ -134,6 +139,8 @@ class InspectApp(App[int]):
         self.clock = clock
         self.target = target
         self._frozen_at = 0
+        self._tick_due = False
+        self._stop_ticks: Callable[[], None] = lambda: None
         self._quitting = False
         self.theme = settings.theme
         self.set_reactive(InspectApp.session, SessionState(target=target))
@@ -183,11 +190,22 @@ class InspectApp(App[int]):
     def on_mount(self) -> None:
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
-        self.set_interval(0.1, self._tick, name="inspect-tick")
+        # woken by traffic, not by a clock: an idle session costs no CPU (everything _tick reads changes
+        # only when a frame comes or goes)
+        stop_ticks = self.traffic.subscribe(self._traffic_moved)
+        stop_flags = self.traffic.subscribe_flags(lambda event, _: self._traffic_moved(event))
+
+        def stop() -> None:
+            stop_ticks()
+            stop_flags()
+
+        self._stop_ticks = stop
+        self._tick()
         self.query_one(ItemBrowser).focus_list()
 
     async def on_unmount(self) -> None:
         """However the app ends (q, ctrl+c, a test leaving), the server stops before the loop does."""
+        self._stop_ticks()
         if self.connection is not None:
             await self.connection.stop()
 
@@ -207,7 +225,13 @@ class InspectApp(App[int]):
         if problems is not None:
             problems.add(event)
 
+    def _traffic_moved(self, event: TrafficEvent) -> None:
+        if not self._tick_due:
+            self._tick_due = True
+            self.set_timer(TICK, self._tick, name="inspect-tick")
+
     def _tick(self) -> None:
+        self._tick_due = False
         if len(self.traffic) - self._frozen_at >= FREEZE_EVERY:
             # The log only grows and its events live as long as the app. Python's full collections walk
             # every tracked object, so at 100 000 events each one stalls the UI for half a second; frozen
@@ -219,6 +243,9 @@ class InspectApp(App[int]):
         self.roots_asked = client.roots_asked if client is not None else self.roots_asked
         if self.asking.queue:
             self.asking.show_next()  # the user may have closed the screen that kept a question waiting
+            if not self._tick_due:  # look again while a question waits (not an idle state)
+                self._tick_due = True
+                self.set_timer(TICK, self._tick, name="inspect-tick")
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
@@ -456,7 +483,13 @@ def make_app(
     """Build the app for `spec` (or for any `connector`, as tests do; neither: a log viewer)."""
     settings = settings if settings is not None else InspectSettings()
     clock = clock or time.monotonic
-    log = traffic if traffic is not None else TrafficLog(clock=clock)
+    # the TUI keeps more of the log in memory than a script does: a new filter scans every event, and
+    # events read back from the spill file cost a decode each (a day-long session still stays bounded)
+    log = (
+        traffic
+        if traffic is not None
+        else TrafficLog(clock=clock, keep=TUI_KEEP_EVENTS, keep_bytes=TUI_KEEP_BYTES)
+    )
     app = InspectApp(
         settings=settings,
         connector=connector,

@@ -1,9 +1,12 @@
 """`EventListView`: a Line API view over a `TrafficLog` (as toolong's LogLines is over a file).
 
 The view keeps only an array of the sequence numbers it shows; rows are rendered when they scroll into
-sight, and rendered strips are kept in an LRU cache. New events are picked up by a pump that runs at
-20 Hz and looks at the log's length, so a flood of frames costs one pass per tick, never a message per
-frame. Follow mode keeps the newest row in sight until the user scrolls up (End or `f` resumes it).
+sight, and rendered strips are kept in an LRU cache. New events wake the view: a listener on the log
+notes each one (an append to a list) and arms one short timer, at most `PUMP_HZ` times a second, so a
+flood of frames costs one pass per tick, never a message per frame — and a quiet log costs nothing: no
+timer runs while nothing happens (an idle TUI must not use a core). The events noted are kept as
+objects until the pass, so it never reads them back from the log's spill file. Follow mode keeps the
+newest row in sight until the user scrolls up (End or `f` resumes it).
 
 Subclasses say which events they show (`accepts`) and how a row looks (`render_row`, `row_key`).
 """
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Hashable, Iterable
+from time import monotonic
 from typing import ClassVar
 
 from rich.cells import set_cell_size
@@ -175,6 +179,12 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
         self._strips: LRUCache[tuple[Hashable, ...], Strip] = LRUCache(2048)
         self._styles: dict[str, Style] = {}
         self._in_motion = False
+        #: events the listener saw since the last pass, and whether a pass is due
+        self._arrivals: list[TrafficEvent] = []
+        self._due = False
+        self._motion_due = False
+        self._last_pump = 0.0
+        self._unsubscribe: Callable[[], None] | None = None
         self.set_reactive(EventListView.following, follow)
 
     # -- what subclasses decide ----------------------------------------------------------------------
@@ -215,19 +225,44 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
 
     # -- the pump ------------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        self.set_interval(1 / PUMP_HZ, self.pump, name="event-list-pump")
+        self._unsubscribe = self.traffic.subscribe(self._arrived)
         self.pump()
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def _arrived(self, event: TrafficEvent) -> None:
+        self._arrivals.append(event)
+        if not self._due:
+            self._due = True
+            wait = self._last_pump + 1 / PUMP_HZ - monotonic()
+            if wait > 0:
+                self.set_timer(wait, self.pump, name="event-list-pump")
+            else:
+                self.call_later(self.pump)
 
     def pump(self) -> None:
         """Take in what the log gained since the last call; repaint if anything is new."""
+        self._due = False
+        self._last_pump = monotonic()
+        arrivals, self._arrivals = self._arrivals, []
         total = len(self.traffic)
         if total > self._scanned:
             start, self._scanned = self._scanned, total
-            if self.ingest(self.traffic.since(start)):
+            if arrivals and arrivals[0].seq <= start:
+                new = [event for event in arrivals if event.seq >= start]
+                if new and new[-1].seq + 1 < total:
+                    new += self.traffic.since(new[-1].seq + 1)
+            else:  # what was logged before the view listened
+                new = self.traffic.since(start)
+            if self.ingest(new):
                 self.rows_changed()
-                return
-        if self._in_motion:
-            self.refresh()
+
+    def _keep_moving(self) -> None:
+        self._motion_due = False
+        self.refresh()
 
     def ingest(self, new: Iterable[TrafficEvent]) -> bool:
         """Append the rows of `new` events that this view shows; True if any were."""
@@ -286,7 +321,13 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
     def render_lines(self, crop):  # type: ignore[no-untyped-def]
         self._in_motion = False
         self.prepare_render()
-        return super().render_lines(crop)
+        lines = super().render_lines(crop)
+        if self._in_motion and not self._motion_due:
+            # a row that changes with time (a request's growing bar) is on screen: paint again soon,
+            # and only while it is
+            self._motion_due = True
+            self.set_timer(1 / PUMP_HZ, self._keep_moving, name="event-list-motion")
+        return lines
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
