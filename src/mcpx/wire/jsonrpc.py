@@ -162,7 +162,7 @@ def _parse_deep(text: str) -> tuple[Any, str | None]:
     try:
         return json.loads(text), None
     except RecursionError:
-        return None, f"JSON nested more than {MAX_DEPTH:,} levels deep: not decoded"
+        return None, f"JSON nested too deeply to decode (more than {MAX_DEPTH:,} levels)"
     except ValueError as exc:
         return None, f"not JSON ({exc.args[0] if exc.args else exc})"
     finally:

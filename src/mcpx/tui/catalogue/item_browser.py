@@ -15,7 +15,6 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.timer import Timer
 from textual.widgets import Input, OptionList, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
@@ -46,8 +45,6 @@ def item_name(kind: ItemKind, item: Any) -> str:
 #: rows a list shows at most (Textual's OptionList measures every option: 20,000 cost 0.3 s a key and
 #: 2 s a filter keystroke); the last row says how many more there are and that the filter finds them
 MAX_SHOWN = 500
-#: seconds the highlight rests before the detail pane follows it
-SELECT_AFTER = 0.06
 #: the part of a description the filter searches (a 10 MB one would cost a copy per keystroke)
 HAYSTACK_CHARS = 20_000
 
@@ -120,8 +117,6 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._shown: dict[ItemKind, list[Any]] = {kind: [] for kind in KINDS}
-        self._pending: tuple[ItemKind, Any] | None = None
-        self._select_timer: Timer | None = None
         #: each listing's items with their lower-cased search text, made once per listing
         self._haystacks: dict[ItemKind, tuple[object, list[tuple[Any, str]]]] = {}
 
@@ -240,26 +235,11 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
         kind: ItemKind = list_id.removesuffix("-list")  # type: ignore[assignment]
         shown = self._shown.get(kind, [])
         if kind == self.active_kind and 0 <= event.option_index < len(shown):
-            # the detail (a form, a schema) follows once the highlight rests: holding ↓ through a long
-            # list moves the highlight at key speed instead of building a form per row
-            self._pending = (kind, shown[event.option_index])
-            if self._select_timer is not None:
-                self._select_timer.stop()
-            self._select_timer = self.set_timer(SELECT_AFTER, self._selected, name="browser-select")
-
-    def _selected(self) -> None:
-        self._select_timer = None
-        if self._pending is not None:
-            kind, item = self._pending
-            self._pending = None
-            self.post_message(self.ItemSelected(self, kind, item))
+            self.post_message(self.ItemSelected(self, kind, shown[event.option_index]))
 
     @on(OptionList.OptionSelected)
     def _opened(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        if self._select_timer is not None:  # Enter before the detail followed: it follows now
-            self._select_timer.stop()
-            self._selected()
         kind: ItemKind = (event.option_list.id or "").removesuffix("-list")  # type: ignore[assignment]
         shown = self._shown.get(kind, [])
         if kind == self.active_kind and 0 <= event.option_index < len(shown):

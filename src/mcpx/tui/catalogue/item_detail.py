@@ -108,6 +108,7 @@ any other field the server sent (nothing is hidden, unknown fields included).
     COMPONENT_CLASSES: ClassVar[set[str]] = {"item-detail--heading"}
     DEFAULT_CSS = """
     ItemDetail > .item-detail--heading { color: $text-accent; text-style: bold; }
+    ItemDetail > #detail-description-all { height: auto; }
     """
 
     selection: reactive[Selection | None] = reactive(None, init=False)
