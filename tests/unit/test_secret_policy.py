@@ -178,3 +178,18 @@ def test_check_secrets_lists_what_still_looks_secret_without_showing_it(tmp_path
     shown = " ".join(f.describe() for f in findings)
     for secret in ("tok-1234567890", "abcdefghijkl", "k-998877", "pw-12345678", "t-55555555"):
         assert secret not in shown
+
+
+def test_fragments_mask_the_pieces_of_a_secret_a_wrap_cut_over_two_lines() -> None:
+    policy = SecretPolicy(["sk-live-0123456789"])
+    first, second = "│ token: sk-live-01234│ other pane", '│56789", "next": 1  │'
+    masked_first, masked_second = policy.fragments(first), policy.fragments(second)
+    assert "sk-live" not in masked_first and "01234" not in masked_first
+    assert "56789" not in masked_second
+    assert len(masked_first) == len(first) and len(masked_second) == len(second)  # layout kept
+    assert masked_first.startswith("│ token: ") and masked_first.endswith("│ other pane")
+    assert masked_second.endswith('", "next": 1  │')
+    # text that only resembles an edge of the secret, inside a longer word, is left alone
+    for line in ("a word sk-lived here", "x56789y and 2345678", "short sk- and 789"):
+        assert policy.fragments(line) == line
+    assert SecretPolicy().fragments(first) == first  # nothing known, nothing changed

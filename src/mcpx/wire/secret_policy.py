@@ -189,6 +189,29 @@ def spellings(value: str) -> set[str]:
     return {form for form in forms if len(form) >= MIN_LITERAL}
 
 
+#: how much of a secret's start or end, cut off by a wrap, is masked on a drawn line
+MIN_FRAGMENT = 4
+
+
+def _breaks(char: str) -> bool:
+    """Where a run of drawn text ends: white space, a box-drawing or block character (a widget's border)."""
+    return char.isspace() or "\u2500" <= char <= "\u259f"
+
+
+def _run_end(line: str, start: int) -> int:
+    end = start
+    while end < len(line) and not _breaks(line[end]):
+        end += 1
+    return end
+
+
+def _run_start(line: str, end: int) -> int:
+    begin = end
+    while begin > 0 and not _breaks(line[begin - 1]):
+        begin -= 1
+    return begin
+
+
 def _hinted(low: str) -> bool:
     """A cheap first look: most frames hold none of these words and skip the regexes."""
     return (
@@ -288,6 +311,35 @@ class SecretPolicy:
             if literal in raw:
                 raw = raw.replace(literal, mask(literal))
         return raw
+
+    def fragments(self, line: str) -> str:
+        """`line` with the pieces of known secrets that a wrap cut off masked: a run of text that ends with
+        the start of a secret (at least `MIN_FRAGMENT` characters), or begins with its end, where the run
+        meets a space or a box-drawing border. A screen wraps a long secret over two lines, so neither
+        line holds it whole and `text()` cannot see it; this is for drawn lines, never for the wire."""
+        if not self._ordered:
+            return line
+        spans: list[tuple[int, int]] = []
+        for literal in self._ordered:
+            head, tail = literal[:MIN_FRAGMENT], literal[-MIN_FRAGMENT:]
+            start = line.find(head)
+            while start != -1:  # a start of the secret running to the end of its run
+                end = _run_end(line, start)
+                if 0 < end - start < len(literal) and literal.startswith(line[start:end]):
+                    spans.append((start, end))
+                start = line.find(head, start + 1)
+            found = line.find(tail)
+            while found != -1:  # the end of the secret, from the start of its run
+                end, begin = found + MIN_FRAGMENT, _run_start(line, found)
+                if 0 < end - begin < len(literal) and literal.endswith(line[begin:end]):
+                    spans.append((begin, end))
+                found = line.find(tail, found + 1)
+        if not spans:
+            return line
+        chars = list(line)
+        for begin, end in spans:
+            chars[begin:end] = "•" * (end - begin)  # the same width: a drawn line keeps its layout
+        return "".join(chars)
 
     def header(self, name: str, value: str, *, request: bool) -> str:
         """One header's value as shown: request headers masked unless harmless; credentials always."""

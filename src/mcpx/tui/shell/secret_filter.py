@@ -28,7 +28,8 @@ class SecretFilter(LineFilter):
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
         line = "".join(segment.text for segment in segments if not segment.control)
-        masked = self.policy().text(line)
+        policy = self.policy()
+        masked = policy.fragments(policy.text(line))  # fragments: a secret a wrap cut over two lines
         if masked is line or masked == line:
             return segments
         masked = set_cell_size(masked, cell_len(line))
