@@ -175,13 +175,23 @@ def test_a_cross_origin_redirect_of_a_post_is_refused_and_carries_nothing(
     assert not log.exists() or log.read_text() == ""  # nothing at all reached the other origin
     assert secret not in proc.stdout + proc.stderr
 
-    # allowed on purpose: followed, but without the credentials or the user's headers
+    assert "--allow-cross-origin-redirects" in sentence
+
+    # allowed on purpose (the flag, or the environment): followed, but without the credentials or headers
+    proc = mcpx(
+        "call", url, "-H", f"X-Api-Key: {secret}", "--bearer", secret, "--method", "tools/list",
+        "--allow-cross-origin-redirects",
+    )  # fmt: skip
+    received = [json.loads(line) for line in log.read_text().splitlines()]
+    assert received, proc.stderr
+    log.write_text("")
     proc = mcpx(
         "call", url, "-H", f"X-Api-Key: {secret}", "--bearer", secret, "--method", "tools/list",
         env={"MCPX_ALLOW_CROSS_ORIGIN_REDIRECTS": "1"},
     )  # fmt: skip
-    received = [json.loads(line) for line in log.read_text().splitlines()]
-    assert received, proc.stderr
+    by_env = [json.loads(line) for line in log.read_text().splitlines()]
+    assert by_env, proc.stderr
+    received += by_env
     assert secret not in json.dumps(received)
     for entry in received:
         names = {name.lower() for name in entry["headers"]}

@@ -62,6 +62,13 @@ SecretHeader = Annotated[
     list[str] | None, typer.Option("--secret-header", help="A header name whose value is masked in traffic.")
 ]
 ServerUrl = Annotated[str | None, typer.Option("--server-url", help="The server's URL (instead of TARGET).")]
+AllowCrossOrigin = Annotated[
+    bool,
+    typer.Option(
+        "--allow-cross-origin-redirects",
+        help="Follow a POST the server redirects to another origin (never with credentials or your headers).",
+    ),
+]
 ProbeTimeout = Annotated[
     float, typer.Option("--probe-timeout", help="Seconds auto waits for server/discover before legacy.")
 ]
@@ -183,6 +190,11 @@ class ConnectionOptions:
         )
         if "bearer" in flags:  # commands without the HTTP-only flags never read $MCPX_BEARER either
             options.remote(flags["bearer"], flags["secret_header"], flags["server_url"])
+        if flags.get("allow_cross_origin_redirects"):
+            from mcpx.transports.http_common import ALLOW_CROSS_ORIGIN
+
+            # the process-wide switch every HTTP client of this command reads (see http_common.client_for)
+            os.environ[ALLOW_CROSS_ORIGIN] = "1"
         if "oauth_client_id" in flags:
             options.oauth = OAuthFlags(
                 flags["oauth_client_id"],
@@ -302,6 +314,7 @@ _FLAGS: dict[str, list[tuple[str, Any, Any]]] = {
         ("bearer", Bearer, None),
         ("secret_header", SecretHeader, None),
         ("server_url", ServerUrl, None),
+        ("allow_cross_origin_redirects", AllowCrossOrigin, False),
     ],
     "oauth": [
         ("oauth_client_id", OAuthClientId, None),

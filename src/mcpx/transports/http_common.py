@@ -95,7 +95,7 @@ def client_for(
                 f"{mask_url(str(request.url))} redirected a POST to another origin "
                 f"({target.scheme}://{target.netloc.decode('ascii', 'replace')}), which mcpx does not "
                 f"follow so that neither the request nor your credentials go there "
-                f"({ALLOW_CROSS_ORIGIN}=1 follows it, without credentials)",
+                f"(--allow-cross-origin-redirects or {ALLOW_CROSS_ORIGIN}=1 follows it, without credentials)",
                 url=mask_url(str(request.url)),
                 location=mask_url(str(target)),
             )
