@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from mcpx.tui.catalogue.item_browser import BADGES, item_name
+from mcpx.tui.context import InspectContext
 from mcpx.tui.session_state import ItemKind
 from mcpx.tui.widgets.event_list_view import foreground, printable
 
@@ -114,6 +115,11 @@ any other field the server sent (nothing is hidden, unknown fields included).
     selection: reactive[Selection | None] = reactive(None, init=False)
     """(kind, item) highlighted in the browser, or None."""
 
+    def __init__(self, context: InspectContext, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        #: handed to the panel that calls, reads or gets the item
+        self.context = context
+
     def compose(self) -> ComposeResult:
         yield Static("Select a tool, resource, template or prompt on the left.", id="detail-title")
         yield Static("", id="detail-description")
@@ -186,19 +192,19 @@ any other field the server sent (nothing is hidden, unknown fields included).
         if kind == "tools" and isinstance(raw.get("name"), str):
             from mcpx.tui.catalogue.tool_call import ToolCallPanel
 
-            return ToolCallPanel(raw)
+            return ToolCallPanel(raw, self.context)
         if kind == "resources" and isinstance(raw.get("uri"), str):
             from mcpx.tui.catalogue.resource_panel import ResourcePanel
 
-            return ResourcePanel(raw["uri"])
+            return ResourcePanel(raw["uri"], self.context)
         if kind == "templates" and isinstance(raw.get("uriTemplate"), str):
             from mcpx.tui.catalogue.template_panel import TemplatePanel
 
-            return TemplatePanel(raw["uriTemplate"])
+            return TemplatePanel(raw["uriTemplate"], self.context)
         if kind == "prompts" and isinstance(raw.get("name"), str):
             from mcpx.tui.catalogue.prompt_panel import PromptPanel
 
-            return PromptPanel(raw)
+            return PromptPanel(raw, self.context)
         return None
 
     def _title(self, kind: ItemKind, item: Any) -> Content:

@@ -7,7 +7,6 @@ A required argument left empty is said so, and Get still sends (a debugger sends
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -17,8 +16,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
+from mcpx.tui.context import InspectContext
 from mcpx.tui.forms.argument_field import ArgumentField
-from mcpx.tui.results.content_view import ContentBlockView, child, json_renderable, live_client
+from mcpx.tui.results.content_view import ContentBlockView, child, json_renderable
 from mcpx.tui.traffic.traffic_view import format_latency
 from mcpx.tui.widgets.event_list_view import printable
 
@@ -35,9 +35,10 @@ class PromptMessagesView(Vertical):
     PromptMessagesView > .role.-other { color: $text-warning; }
     """
 
-    def __init__(self, result: Any, *, latency: float | None = None) -> None:
+    def __init__(self, result: Any, context: InspectContext, *, latency: float | None = None) -> None:
         super().__init__(classes="prompt-messages")
         self.result = result
+        self.context = context
         self.latency = latency
 
     def compose(self) -> ComposeResult:
@@ -61,7 +62,7 @@ class PromptMessagesView(Vertical):
             content = message.get("content") if isinstance(message, Mapping) else message
             blocks = content if isinstance(content, list) else [content]
             for block in blocks:
-                yield ContentBlockView(block)
+                yield ContentBlockView(block, context=self.context)
 
 
 class PromptPanel(Vertical):
@@ -80,8 +81,9 @@ type rendered (text, images, audio, resources).
     PromptPanel > #prompt-missing { color: $text-warning; }
     """
 
-    def __init__(self, prompt: Mapping[str, Any], *, id: str | None = None) -> None:
+    def __init__(self, prompt: Mapping[str, Any], context: InspectContext, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="call-panel")
+        self.context = context
         self.prompt = prompt
         self.name_ = str(prompt.get("name", ""))
         arguments = prompt.get("arguments")
@@ -92,13 +94,14 @@ type rendered (text, images, audio, resources).
         )
 
     def compose(self) -> ComposeResult:
-        client = getattr(self.app, "client", None)
+        client = self.context.client
         completes = client is not None and "completions" in (client.server_capabilities or {})
         for argument in self.arguments:
             description = argument.get("description")
             yield ArgumentField(
                 argument["name"],
                 ref={"type": "ref/prompt", "name": self.name_},
+                others=self.other_values,
                 context=self.context,
                 required=argument.get("required") is True,
                 description=description if isinstance(description, str) else None,
@@ -119,7 +122,7 @@ type rendered (text, images, audio, resources).
     def values(self) -> dict[str, str]:
         return {field.argument: field.value for field in self.query(ArgumentField)}
 
-    def context(self, skip: str) -> dict[str, str]:
+    def other_values(self, skip: str) -> dict[str, str]:
         return {name: value for name, value in self.values().items() if name != skip and value}
 
     @on(Input.Changed)
@@ -131,7 +134,7 @@ type rendered (text, images, audio, resources).
 
     @on(Button.Pressed, "#prompt-get")
     def get(self) -> None:
-        client = live_client(self)
+        client = self.context.client_for(self)
         if client is None:
             return
         arguments = {name: value for name, value in self.values().items() if value}
@@ -140,13 +143,13 @@ type rendered (text, images, audio, resources).
         )
 
     async def _get(self, client: Any, arguments: dict[str, str]) -> None:
-        clock = getattr(self.app, "clock", time.monotonic)
+        clock = self.context.clock
         started = clock()
         result = await client.get_prompt(self.name_, arguments or None)
         box = child(self, "#prompt-result", Vertical)
         if box is None:
             return
         await box.remove_children()
-        view = PromptMessagesView(result.raw, latency=clock() - started)
+        view = PromptMessagesView(result.raw, self.context, latency=clock() - started)
         await box.mount(view)
         view.scroll_visible(animate=False, top=True)

@@ -8,7 +8,6 @@ client's `subscriptions/listen` request names the URI (`Client.subscribe_resourc
 
 from __future__ import annotations
 
-import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,7 +19,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
-from mcpx.tui.results.content_view import ReadResultView, child, live_client
+from mcpx.tui.context import InspectContext
+from mcpx.tui.results.content_view import ReadResultView, child
 from mcpx.tui.widgets.event_list_view import printable, session_start
 from mcpx.wire import TrafficEvent
 
@@ -74,8 +74,9 @@ arrive, and Read fetches the new content.
     ResourcePanel > #resource-updates.-quiet { color: $text-muted; }
     """
 
-    def __init__(self, uri: str, *, id: str | None = None) -> None:
+    def __init__(self, uri: str, context: InspectContext, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="call-panel")
+        self.context = context
         self.uri = uri
         self._updates: ResourceUpdates | None = None
 
@@ -87,7 +88,7 @@ arrive, and Read fetches the new content.
         yield Vertical(id="resource-result", classes="panel-result")
 
     def on_mount(self) -> None:
-        client = getattr(self.app, "client", None)
+        client = self.context.client
         if client is not None:
             self._updates = ResourceUpdates.of(client)
             self._updates.listeners.append(self._arrived)
@@ -121,8 +122,7 @@ arrive, and Read fetches the new content.
         line.set_class(not events, "-quiet")
         if events:
             last, count = events[-1], len(events)
-            traffic = getattr(self.app, "traffic", None)
-            at = f" at +{last.mono - session_start(traffic):.3f}s" if traffic is not None else ""
+            at = f" at +{last.mono - session_start(self.context.traffic):.3f}s"
             line.update(
                 Text(
                     f"⟳ {UPDATED}: {count} update{'s' if count != 1 else ''}, "
@@ -139,7 +139,7 @@ arrive, and Read fetches the new content.
             self.run_worker(self._read(client), name="resources/read", group="requests", exit_on_error=False)
 
     async def _read(self, client: Any) -> None:
-        clock = getattr(self.app, "clock", time.monotonic)
+        clock = self.context.clock
         started = clock()
         result = await client.read_resource(self.uri)
         box = child(self, "#resource-result", Vertical)
@@ -169,4 +169,4 @@ arrive, and Read fetches the new content.
         self._show_updates()
 
     def _client(self) -> Any:
-        return live_client(self)
+        return self.context.client_for(self)

@@ -7,7 +7,6 @@ template it cannot parse is said so, and the raw template can still be read by h
 
 from __future__ import annotations
 
-import time
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -16,8 +15,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static
 
+from mcpx.tui.context import InspectContext
 from mcpx.tui.forms.argument_field import ArgumentField
-from mcpx.tui.results.content_view import ReadResultView, child, live_client
+from mcpx.tui.results.content_view import ReadResultView, child
 from mcpx.tui.widgets.event_list_view import printable
 
 
@@ -60,13 +60,14 @@ suggestion shown in grey. The expanded URI shows below; **Read** sends resources
     TemplatePanel > .panel-buttons { height: auto; }
     """
 
-    def __init__(self, template: str, *, id: str | None = None) -> None:
+    def __init__(self, template: str, context: InspectContext, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="call-panel")
+        self.context = context
         self.template = template
         self.variables = template_variables(template)
 
     def compose(self) -> ComposeResult:
-        client = getattr(self.app, "client", None)
+        client = self.context.client
         completes = client is not None and "completions" in (client.server_capabilities or {})
         if self.variables is None:
             yield Static(
@@ -76,6 +77,7 @@ suggestion shown in grey. The expanded URI shows below; **Read** sends resources
             yield ArgumentField(
                 name,
                 ref={"type": "ref/resource", "uri": self.template},
+                others=self.other_values,
                 context=self.context,
                 completes=completes,
                 placeholder=f"{{{name}}}",
@@ -93,7 +95,7 @@ suggestion shown in grey. The expanded URI shows below; **Read** sends resources
     def values(self) -> dict[str, str]:
         return {field.argument: field.value for field in self.query(ArgumentField)}
 
-    def context(self, skip: str) -> dict[str, str]:
+    def other_values(self, skip: str) -> dict[str, str]:
         """The other fields' non-empty values: completion/complete's context.arguments."""
         return {name: value for name, value in self.values().items() if name != skip and value}
 
@@ -120,14 +122,14 @@ suggestion shown in grey. The expanded URI shows below; **Read** sends resources
 
     @on(Button.Pressed, "#template-read")
     def read(self) -> None:
-        client = live_client(self)
+        client = self.context.client_for(self)
         if client is None:
             return
         uri = self.uri or self.template
         self.run_worker(self._read(client, uri), name="resources/read", group="requests", exit_on_error=False)
 
     async def _read(self, client: Any, uri: str) -> None:
-        clock = getattr(self.app, "clock", time.monotonic)
+        clock = self.context.clock
         started = clock()
         result = await client.read_resource(uri)
         box = child(self, "#template-result", Vertical)

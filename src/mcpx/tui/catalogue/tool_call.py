@@ -28,12 +28,12 @@ from textual.widgets import Button, ProgressBar, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from mcpx.errors import McpxError, RpcError
+from mcpx.tui.context import InspectContext
 from mcpx.tui.forms.schema_form import SchemaForm
 from mcpx.tui.traffic.traffic_view import format_latency
 
 if TYPE_CHECKING:
-    from mcpx.protocol.client import Client
-    from mcpx.tui.shell.app import InspectApp
+    pass
 
 
 def _raw(tool: Any) -> dict[str, Any]:
@@ -89,9 +89,10 @@ are. A destructive tool asks first. A running call shows the server's progress; 
         def result_or_error(self) -> Any:
             return self.outcome
 
-    def __init__(self, tool: Any, *, id: str | None = None) -> None:
+    def __init__(self, tool: Any, context: InspectContext, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.tool = _raw(tool)
+        self.context = context
         self.tool_name = str(self.tool.get("name", ""))
         self.worker: Worker[None] | None = None
         self.last_outcome: Any = None
@@ -181,8 +182,7 @@ are. A destructive tool asks first. A running call shows the server's progress; 
         if not isinstance(arguments, dict):
             self._say("Arguments must be a JSON object (use raw JSON-RPC, ctrl+p, to send anything else).")
             return
-        app: InspectApp = self.app  # type: ignore[assignment]
-        if getattr(app, "refuse_if_read_only", None) and app.refuse_if_read_only("Not called"):
+        if self.context.refused(self, "Not called"):
             return
         if not self.destructive:
             self.start_call(arguments)
@@ -235,30 +235,30 @@ are. A destructive tool asks first. A running call shows the server's progress; 
 
     # -- the call ------------------------------------------------------------------------------------
     async def _call(self, arguments: Any) -> None:
-        app: InspectApp = self.app  # type: ignore[assignment]
-        client: Client | None = getattr(app, "client", None)
+        clock = self.context.clock
+        client = self.context.client
         if client is None:
             self._say("Not connected: press r to reconnect.")
             return
         await self._show_running(True)
         traffic = client.traffic
         first = len(traffic)
-        started = app.clock()
+        started = clock()
         outcome: Any
         latency: float | None = None
         size: int | None = None
         params: dict[str, Any] = {"name": self.tool_name, "arguments": arguments}
         try:
             outcome = await client.request("tools/call", params, timeout=None, on_progress=self._progress)
-            latency = app.clock() - started
+            latency = clock() - started
             size = self._response_size(traffic, first, outcome)
         except asyncio.CancelledError:
-            latency = app.clock() - started
+            latency = clock() - started
             outcome = McpxError(f"cancelled by you after {format_latency(latency)}")
             await self._show_outcome(arguments, outcome, latency, None, cancelled=True)
             raise
         except McpxError as exc:
-            latency = app.clock() - started
+            latency = clock() - started
             outcome = exc
         await self._show_outcome(arguments, outcome, latency, size)
 
@@ -332,7 +332,14 @@ are. A destructive tool asks first. A running call shows the server's progress; 
 
             self._say("")
             await holder.mount(
-                ResultView(outcome, tool=self.tool, latency=latency, size=size, classes="call-result-view")
+                ResultView(
+                    outcome,
+                    tool=self.tool,
+                    latency=latency,
+                    size=size,
+                    context=self.context,
+                    classes="call-result-view",
+                )
             )
         else:
             self._say("")

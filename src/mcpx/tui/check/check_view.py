@@ -22,13 +22,14 @@ from textual.reactive import reactive
 from textual.widgets import Button, Checkbox, OptionList, Static
 from textual.widgets.option_list import Option
 
+from mcpx.tui.context import InspectContext
+
 if TYPE_CHECKING:
     from mcpx import ServerSpec
     from mcpx.check.model import Check, CheckResult
     from mcpx.check.report import CheckReport
     from mcpx.protocol.client import Client
     from mcpx.tui.shell.app import InspectApp
-    from mcpx.wire import TrafficLog
 
 MARKS = {
     "pass": ("✓ pass", "green"),
@@ -95,9 +96,10 @@ send real requests: they show in the log.
         def control(self) -> CheckView:
             return self.view
 
-    def __init__(self, traffic: TrafficLog, **kwargs: Any) -> None:
+    def __init__(self, context: InspectContext, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.traffic = traffic
+        self.context = context
+        self.traffic = context.traffic
         self._results: dict[str, CheckResult] = {}
 
     def compose(self) -> ComposeResult:
@@ -115,16 +117,16 @@ send real requests: they show in the log.
         self.action_run()
 
     def action_run(self) -> None:
-        app: Any = self.app
-        if getattr(app, "read_only", False):
-            app.notify("Checks need a live server; this is a recording.", severity="warning")
+        context = self.context
+        if context.read_only:
+            self.notify("Checks need a live server; this is a recording.", severity="warning")
             return
-        client = getattr(app, "client", None)
+        client = context.client
         if client is None or client.opened is None:
-            app.notify("Not connected: press r to reconnect, then run the checks.", severity="warning")
+            self.notify("Not connected: press r to reconnect, then run the checks.", severity="warning")
             return
         call_tools = self.query_one("#check-call-tools", Checkbox).value
-        spec = spec_for(getattr(app, "spec", None), client, getattr(app, "target", ""))
+        spec = spec_for(context.spec, client, context.target)
         self.running = True
         self.run_worker(
             self._run(spec, client, call_tools),

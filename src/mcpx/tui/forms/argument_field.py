@@ -17,6 +17,7 @@ from textual.containers import Vertical
 from textual.suggester import Suggester
 from textual.widgets import Input, Label, Static
 
+from mcpx.tui.context import InspectContext
 from mcpx.tui.results.content_view import child
 from mcpx.tui.widgets.event_list_view import printable
 
@@ -53,7 +54,8 @@ class ArgumentField(Vertical):
         name: str,
         *,
         ref: dict[str, Any],
-        context: Callable[[str], dict[str, str]],
+        others: Callable[[str], dict[str, str]],
+        context: InspectContext,
         required: bool = False,
         description: str | None = None,
         value: str = "",
@@ -63,6 +65,8 @@ class ArgumentField(Vertical):
         super().__init__(classes="argument-field")
         self.argument = name
         self.ref = ref
+        #: the other fields' values (completion/complete's context.arguments)
+        self.others = others
         self.context = context
         self.required = required
         self.description = description
@@ -103,14 +107,12 @@ class ArgumentField(Vertical):
 
     async def fetch(self, value: str) -> list[str]:
         """Ask the server for completions of `value`; show and return them ([] when it cannot)."""
-        client = getattr(self.app, "client", None)
+        client = self.context.client
         shown = child(self, ".argument-suggestions", Static)
         if client is None or not self.completes or shown is None:
             return []
         try:
-            result = await client.complete(
-                self.ref, self.argument, value, self.context(self.argument) or None
-            )
+            result = await client.complete(self.ref, self.argument, value, self.others(self.argument) or None)
         except Exception as exc:
             message = getattr(exc, "error_message", None) or str(exc)
             shown.update(Text(f"completion failed: {printable(message)[:120]}"))

@@ -26,9 +26,10 @@ from textual.reactive import reactive
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
+from mcpx.tui.context import InspectContext
 from mcpx.tui.results.content_view import child, json_renderable
 from mcpx.tui.results.result_view import ResultView
-from mcpx.tui.session_state import SessionState
+from mcpx.tui.session_state import Catalog, SessionState
 from mcpx.tui.traffic.traffic_view import format_latency
 from mcpx.tui.widgets.event_list_view import printable, session_start
 from mcpx.workspace.saved_calls import SavedCall, SavedCalls
@@ -100,6 +101,8 @@ form, **s** saves it for this server (kept across sessions; also in the command 
 
     session: reactive[SessionState] = reactive(SessionState, init=False)
     """The connection: whose saved calls are shown."""
+    catalog: reactive[Catalog] = reactive(Catalog, init=False)
+    """What the server lists (a result is checked against its tool's outputSchema)."""
 
     class CallRequested(Message):
         """Run a call again (`run`) or load its arguments into the tool's form."""
@@ -115,8 +118,9 @@ form, **s** saves it for this server (kept across sessions; also in the command 
         def control(self) -> CallHistory:
             return self.history
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, context: InspectContext, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.context = context
         self.calls: list[CallRecord] = []
         self.saved: SavedCalls | None = None
         self._rows: list[CallRecord | SavedCall | None] = []
@@ -148,10 +152,7 @@ form, **s** saves it for this server (kept across sessions; also in the command 
         self, tool: str, arguments: Any, outcome: Any, latency: float | None = None, size: int | None = None
     ) -> CallRecord:
         """Add a finished call; `outcome` is the result (raw dict or typed view) or the exception."""
-        app: Any = self.app
-        traffic = getattr(app, "traffic", None)
-        clock = getattr(app, "clock", None)
-        at = clock() - session_start(traffic) if traffic is not None and clock is not None else 0.0
+        at = self.context.clock() - session_start(self.context.traffic)
         error = None
         result = None
         if isinstance(outcome, BaseException):
@@ -247,10 +248,13 @@ form, **s** saves it for this server (kept across sessions; also in the command 
             if row.error is not None:
                 widgets.append(Static(Text(f"FAILED  {printable(row.error)}", "bold red")))
             else:
-                tools = getattr(self.app, "catalog", None)
-                tool = next((t for t in (tools.tools or ()) if t.name == row.tool), None) if tools else None
+                tools = self.catalog.tools or ()
+                tool = next((t for t in tools if t.name == row.tool), None)
                 raw_tool = tool.raw if tool is not None and isinstance(tool.raw, Mapping) else None
-                widgets.append(ResultView(row.result, tool=raw_tool, latency=row.latency, size=row.size))
+                result = ResultView(
+                    row.result, tool=raw_tool, latency=row.latency, size=row.size, context=self.context
+                )
+                widgets.append(result)
         detail.mount(*widgets)
 
     # -- actions -------------------------------------------------------------------------------------

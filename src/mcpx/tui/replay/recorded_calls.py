@@ -44,6 +44,8 @@ yet. **↑/↓** pick a call; its params and its result (or error) show below.
 
     moment: reactive[int] = reactive(0, init=False)
     """The scrubber's moment: calls sent after it, and answers that came after it, are not shown."""
+    loading: reactive[bool] = reactive(False, init=False)
+    """The recording is still being read (the moment follows its end: rebuilt at most ten times a second)."""
 
     def __init__(
         self, traffic: TrafficLog, calls_until: Callable[[int], Sequence[int]], *, id: str | None = None
@@ -72,7 +74,7 @@ yet. **↑/↓** pick a call; its params and its result (or error) show below.
         self._stale = True
         if not (self.is_mounted and self.region.area):
             return
-        if getattr(self.app, "loading", False):
+        if self.loading:
             if self._timer is None:
                 self._timer = self.set_timer(0.1, self._refresh)
         else:

@@ -127,6 +127,7 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
     def _after_first_paint(self) -> None:
         calls = RecordedCalls(self.traffic, self.timeline.calls_until, id="recorded-calls")
         calls.set_reactive(RecordedCalls.moment, self.moment)
+        calls.set_reactive(RecordedCalls.loading, self.loading)
         self.query_one("#side", TabbedContent).add_pane(TabPane("Calls", calls, id="calls-tab"))
         if not self.loader.done:
             self.run_worker(self._read_rest(), name="recording", group="recording", exit_on_error=False)
@@ -148,6 +149,10 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
         self.loaded = len(self.traffic)
         if not self.pinned:
             self.moment = max(self.loaded - 1, 0)
+
+    def watch_loading(self, loading: bool) -> None:
+        for calls in self.query(RecordedCalls):
+            calls.loading = loading
 
     # -- the moment ----------------------------------------------------------------------------------
     def watch_moment(self, seq: int) -> None:

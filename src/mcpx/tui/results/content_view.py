@@ -35,6 +35,7 @@ from mcpx.schema.content import (
     image_info,
     text_format,
 )
+from mcpx.tui.context import InspectContext
 from mcpx.tui.traffic.traffic_view import format_latency
 from mcpx.tui.widgets.event_list_view import printable
 from mcpx.tui.widgets.json_tree import JsonTree, size_label
@@ -62,18 +63,6 @@ def child(widget: Widget, selector: str, kind: type[W]) -> W | None:
     """`widget.query_one(selector, kind)`, or None while (or after) the widget is being removed."""
     found = widget.query(selector).results(kind)
     return next(iter(found), None)
-
-
-def live_client(widget: Widget, what: str = "Not sent") -> Any:
-    """The app's connected client, or None after telling the user why not (read-only, not connected)."""
-    app: Any = widget.app
-    refuse = getattr(app, "refuse_if_read_only", None)
-    if refuse is not None and refuse(what):
-        return None
-    client = getattr(app, "client", None)
-    if client is None:
-        widget.notify(f"{what}: not connected (press r to reconnect).", severity="warning")
-    return client
 
 
 def facts_table(rows: list[tuple[str, str]]) -> Table:
@@ -276,10 +265,14 @@ class ContentBlockView(Vertical):
     ContentBlockView > .read-result { height: auto; border-left: outer $primary 50%; padding-left: 1; }
     """
 
-    def __init__(self, block: Any, *, index: int | None = None) -> None:
+    def __init__(
+        self, block: Any, *, index: int | None = None, context: InspectContext | None = None
+    ) -> None:
         kind, reason = content_kind(block)
         super().__init__(classes=f"content-block -{kind.replace('_', '-')}")
         self.block = block
+        #: where a resource link is read from (None: a view on its own, with no server to ask)
+        self.context = context
         self.kind = kind
         self.reason = reason
         self.index = index
@@ -323,7 +316,10 @@ class ContentBlockView(Vertical):
     @on(Button.Pressed, ".open-link")
     def _open(self, event: Button.Pressed) -> None:
         event.stop()
-        client = live_client(self, "Not read")
+        if self.context is None:
+            self.notify("Not read: not connected (press r to reconnect).", severity="warning")
+            return
+        client = self.context.client_for(self, "Not read")
         if client is None:
             return
         event.button.disabled = True
@@ -336,7 +332,7 @@ class ContentBlockView(Vertical):
         )
 
     async def _follow(self, client: Any, uri: str, button: Button) -> None:
-        clock = getattr(self.app, "clock", time.monotonic)
+        clock = self.context.clock if self.context is not None else time.monotonic
         started = clock()
         try:
             result = await client.read_resource(uri)

@@ -20,6 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from mcpx.schema.output import output_mismatches
+from mcpx.tui.context import InspectContext
 from mcpx.tui.results.content_view import ContentBlockView, child, json_renderable
 from mcpx.tui.traffic.traffic_view import format_latency
 from mcpx.tui.widgets.event_list_view import printable
@@ -62,11 +63,14 @@ resources, annotations — and `structuredContent` as a tree, checked against th
         tool: Mapping[str, Any] | None = None,
         latency: float | None = None,
         size: int | None = None,
+        context: InspectContext | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(id=id, classes=classes)
         self.result = result
+        #: what a resource link in the result is read with (None: a view on its own)
+        self.context = context
         self.tool = tool
         self.latency = latency
         self.result_size = size
@@ -120,7 +124,7 @@ resources, annotations — and `structuredContent` as a tree, checked against th
             yield Static(Text(problem, "bold"), classes="result-problem")
         else:
             for index, block in enumerate(content[:SHOWN_BLOCKS]):
-                yield ContentBlockView(block, index=index)
+                yield ContentBlockView(block, index=index, context=self.context)
             if len(content) > SHOWN_BLOCKS:
                 more = len(content) - SHOWN_BLOCKS
                 yield Button(f"Show {more:,} more content blocks", id="result-more-blocks", compact=True)
@@ -190,6 +194,10 @@ resources, annotations — and `structuredContent` as a tree, checked against th
         event.stop()
         content = self.result.get("content") if isinstance(self.result, Mapping) else None
         if isinstance(content, list):
-            blocks = [ContentBlockView(b, index=i) for i, b in enumerate(content) if i >= SHOWN_BLOCKS]
+            blocks = [
+                ContentBlockView(b, index=i, context=self.context)
+                for i, b in enumerate(content)
+                if i >= SHOWN_BLOCKS
+            ]
             await self.mount_all(blocks, after=event.button)
         await event.button.remove()

@@ -34,6 +34,7 @@ from mcpx.tui.asking.roots_view import RootsView
 from mcpx.tui.catalogue.item_browser import ItemBrowser
 from mcpx.tui.catalogue.item_detail import ItemDetail
 from mcpx.tui.check.check_view import CheckView, show_check, show_event
+from mcpx.tui.context import READ_ONLY_REASON, Clock, InspectContext
 from mcpx.tui.history.call_history import CallHistory, open_tool_call
 from mcpx.tui.session_state import Catalog, ItemKind, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
@@ -41,6 +42,7 @@ from mcpx.tui.shell.commands import InspectCommands
 from mcpx.tui.shell.connection import Connection, Connector, spec_connector
 from mcpx.tui.shell.death_banner import DeathBanner
 from mcpx.tui.shell.header_bar import HeaderBar
+from mcpx.tui.shell.help_screen import GENERAL
 from mcpx.tui.shell.info_view import InfoView
 from mcpx.tui.shell.safe_output import safe_driver
 from mcpx.tui.shell.secret_filter import SecretFilter
@@ -54,7 +56,6 @@ if TYPE_CHECKING:
     from mcpx import ServerSpec
     from mcpx.protocol.client import Client
 
-Clock = Callable[[], float]
 #: actions that need the traffic panel (see check_action)
 _PANEL_ACTIONS = {"focus_traffic", "clear_log", "toggle_follow", "copy_event"}
 #: events between two gc.freeze() calls (see _tick)
@@ -64,8 +65,7 @@ TUI_KEEP_EVENTS = 100_000
 TUI_KEEP_BYTES = 128 << 20
 #: the header's figures (requests in flight, …) follow traffic at most this often
 TICK = 0.1
-#: the sentence for anything refused while a recording is open (`InspectApp.read_only`)
-READ_ONLY_REASON = "this is a recording (read-only); nothing can be sent to a server."
+__all__ = ["READ_ONLY_REASON", "Clock", "InspectApp", "make_app", "run_inspect"]
 
 
 class InspectApp(App[int]):
@@ -76,6 +76,8 @@ class InspectApp(App[int]):
         Path(__file__).parent.parent / "asking" / "asking.tcss",
     ]
     TITLE = "mcpx inspect"
+    GENERAL_HELP: ClassVar[str] = GENERAL
+    """The help screen's first part (what this app is; `mcpx replay` has its own)."""
     COMMANDS = App.COMMANDS | {InspectCommands}
     BINDING_GROUP_TITLE = "mcpx"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -155,18 +157,31 @@ class InspectApp(App[int]):
             return filters
         return [*filters, self._secret_filter]
 
+    def context(self) -> InspectContext:
+        """What the widgets composed now may use (the screen is composed again over another log when a
+        workspace opens another server)."""
+        return InspectContext(
+            traffic=self.traffic,
+            clock=self.clock,
+            read_only=self.read_only,
+            connected=lambda: self.client,
+            target=self.target,
+            spec=self.spec,
+        )
+
     def compose(self) -> ComposeResult:
+        context = self.context()
         yield HeaderBar(id="header").data_bind(
             InspectApp.session, InspectApp.in_flight, InspectApp.read_only, InspectApp.waiting
         )
-        yield DeathBanner(id="death-banner").data_bind(InspectApp.session)
+        yield DeathBanner(id="death-banner").data_bind(InspectApp.session, InspectApp.read_only)
         with Horizontal(id="top"):
             yield ItemBrowser(id="browser").data_bind(InspectApp.catalog)
             with TabbedContent(id="side"):
                 with TabPane("Detail", id="detail-tab"):
-                    yield ItemDetail(id="detail")
+                    yield ItemDetail(context, id="detail")
                 with TabPane("History", id="history-tab"):
-                    yield CallHistory(id="history").data_bind(InspectApp.session)
+                    yield CallHistory(context, id="history").data_bind(InspectApp.session, InspectApp.catalog)
                 with TabPane("Info", id="info-tab"):
                     yield Lazy(InfoView(id="info").data_bind(info=InspectApp.server_info))
                 with TabPane("Roots", id="roots-tab"):
@@ -174,7 +189,7 @@ class InspectApp(App[int]):
                         RootsView(id="roots").data_bind(InspectApp.roots, asked=InspectApp.roots_asked)
                     )
                 with TabPane("Check", id="check-tab"):
-                    yield Lazy(CheckView(self.traffic, id="check"))
+                    yield Lazy(CheckView(context, id="check"))
         # the traffic panel mounts right after the first paint: the tool list shows sooner (a cold start
         # spends ~0.2 s on the panel's tabs, inputs and views otherwise)
         yield Lazy(
@@ -350,7 +365,7 @@ class InspectApp(App[int]):
     def action_help(self) -> None:
         from mcpx.tui.shell.help_screen import HelpScreen
 
-        self.push_screen(HelpScreen(self.focused))
+        self.push_screen(HelpScreen(self.focused, general=self.GENERAL_HELP))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # the traffic panel mounts just after the first paint: its actions wait for it

@@ -27,8 +27,17 @@ class DeathBanner(Static):
 
     session: reactive[SessionState] = reactive(SessionState)
     """The connection as the app last saw it."""
+    read_only: reactive[bool] = reactive(False)
+    """A recording is open: the end is told as recorded, with no key to reconnect."""
 
-    def watch_session(self, session: SessionState) -> None:
+    def watch_session(self) -> None:
+        self._show()
+
+    def watch_read_only(self) -> None:
+        self._show()
+
+    def _show(self) -> None:
+        session = self.session
         self.set_class(session.is_dead, "-visible")
         if session.is_dead:
             self.update(self.describe(session))
@@ -51,7 +60,7 @@ class DeathBanner(Static):
             parts.append(("\nLast lines on stderr:", "$foreground-muted"))
             for line in session.stderr_tail:
                 parts.append("\n  │ " + printable(line[:300]))
-        if getattr(self.app, "read_only", False):
+        if self.read_only:
             parts.append(("\nAs recorded: the session ended here.", "$foreground-muted"))
             return Content.assemble(*parts)
         if session.state == "failed" and session.target:

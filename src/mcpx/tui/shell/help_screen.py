@@ -42,13 +42,15 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,f1,question_mark", "dismiss", "Close", id="help-close", tooltip="Close the help"),
     ]
 
-    def __init__(self, widget: Widget | None) -> None:
+    def __init__(self, widget: Widget | None, *, general: str = GENERAL) -> None:
         super().__init__()
         self.widget = widget
+        #: what the app is, shown under the focused pane's help (`mcpx replay` has its own)
+        self.general = general
 
     def compose(self) -> ComposeResult:
         title, text = help_of(self.widget)
-        general = getattr(self.app, "GENERAL_HELP", GENERAL)  # the app's own (mcpx replay has one)
+        general = self.general
         if text is GENERAL:
             text = general
         with VerticalScroll(id="help-dialog") as dialog:
