@@ -136,10 +136,10 @@ class InspectApp(App[int]):
         self.settings = settings
         self.asking = Asking(self, roots)
         self.set_reactive(InspectApp.roots, tuple(roots or ()))
-        self.connection = Connection(self, connector) if connector is not None else None
         self.traffic = traffic
         self.clock = clock
         self.target = target
+        self.connection = self.connect_with(connector) if connector is not None else None
         self._frozen_at = 0
         self._tick_due = False
         self._stop_ticks: Callable[[], None] = lambda: None
@@ -156,6 +156,18 @@ class InspectApp(App[int]):
         if getattr(top, "reveals_secrets", False):  # the event screen after its reveal key
             return filters
         return [*filters, self._secret_filter]
+
+    def connect_with(self, connector: Connector) -> Connection:
+        """A `Connection` over the app's log, reporting to the app (its messages: `Connection.*`)."""
+        return Connection(
+            self,
+            connector,
+            traffic=self.traffic,
+            clock=self.clock,
+            settings=self.settings,
+            target=self.target,
+            session=lambda: self.session,
+        )
 
     def context(self) -> InspectContext:
         """What the widgets composed now may use (the screen is composed again over another log when a
@@ -269,6 +281,30 @@ class InspectApp(App[int]):
             error = worker.error
             message = error.message if isinstance(error, McpxError) else f"{type(error).__name__}: {error}"
             self.notify(message, title=worker.name or "request failed", severity="error", timeout=8)
+
+    # -- messages from the connection ----------------------------------------------------------------
+    @on(Connection.SessionChanged)
+    def _session_changed(self, message: Connection.SessionChanged) -> None:
+        self.session = self.shown_session(message.session)
+
+    def shown_session(self, session: SessionState) -> SessionState:
+        """The session as the header shows it (a workspace puts in its own time to connect)."""
+        return session
+
+    @on(Connection.CatalogChanged)
+    def _catalog_changed(self, message: Connection.CatalogChanged) -> None:
+        self.catalog = message.catalog
+
+    @on(Connection.Opened)
+    def _opened(self, message: Connection.Opened) -> None:
+        self.server_info = message.server_info
+        self.asking.attach(message.client)
+        if self.settings.log_level is not None:
+            self.set_log_level(self.settings.log_level)
+
+    @on(Connection.Ended)
+    def _ended(self) -> None:
+        self.in_flight = 0
 
     # -- messages from the widgets -------------------------------------------------------------------
     @on(ItemBrowser.ItemSelected)
@@ -516,7 +552,7 @@ def make_app(
         roots=roots,
     )
     if connector is None and spec is not None:  # a real server: it asks through the app's queue
-        app.connection = Connection(app, spec_connector(spec, settings, app.asking))
+        app.connection = app.connect_with(spec_connector(spec, settings, app.asking))
     if connector is not None or spec is not None:
         # every frame of a live session against the official schema of its revision: what breaks it is
         # flagged on the event, and the Problems tab lists it

@@ -1,10 +1,11 @@
 """`Connection`: the one long-lived `connection` worker of `mcpx inspect`, and what it tells the app.
 
 The worker owns the client's async context (opened and closed in the same task, as anyio requires) and
-waits until the server goes away or the app asks it to stop. It writes what it learns into the app's
-reactives — `session`, `catalog`, `server_info`, `in_flight` — and starts short `requests` workers to
-list the catalogue. A connector builds the client: `spec_connector()` for a real server, anything with the
-same shape (an in-memory server, a replay) for tests.
+waits until the server goes away or the app asks it to stop. What it learns goes up as messages —
+`SessionChanged`, `CatalogChanged`, `Opened`, `Ended` — that the app turns into its reactives (the
+connection never writes the app's attributes); it starts short `requests` workers to list the catalogue.
+A connector builds the client: `spec_connector()` for a real server, anything with the same shape (an
+in-memory server, a workspace's live client) for tests and workspaces.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from textual.message import Message
 from textual.worker import Worker
 
 from mcpx.errors import ConnectError, McpxError, RpcError, ServerExitedError
@@ -25,10 +27,12 @@ from mcpx.tui.settings import InspectSettings, session_options
 from mcpx.wire.traffic import TrafficLog
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from mcpx import ServerSpec
     from mcpx.protocol.client import Client
     from mcpx.tui.asking.asking import Asking
-    from mcpx.tui.shell.app import InspectApp
+    from mcpx.tui.context import Clock
 
 #: builds a connected client over the given log; the worker enters and leaves it in its own task
 Connector = Callable[[TrafficLog], AbstractAsyncContextManager["Client"]]
@@ -79,11 +83,57 @@ def spec_connector(spec: ServerSpec, settings: InspectSettings, asking: Asking |
 class Connection:
     """Connects, reports, and disconnects — one worker at a time (reconnect: stop, then start)."""
 
-    def __init__(self, app: InspectApp, connector: Connector) -> None:
-        self.app = app
+    class SessionChanged(Message, bubble=False):
+        """The connection's state, as the header and the death banner show it."""
+
+        def __init__(self, session: SessionState) -> None:
+            super().__init__()
+            self.session = session
+
+    class CatalogChanged(Message, bubble=False):
+        """What the server lists changed (a list arrived, failed, or was reset for a new connection)."""
+
+        def __init__(self, catalog: Catalog) -> None:
+            super().__init__()
+            self.catalog = catalog
+
+    class Opened(Message, bubble=False):
+        """The server answered the handshake (or discover): what it established, and the client."""
+
+        def __init__(self, client: Client, server_info: ServerInfo) -> None:
+            super().__init__()
+            self.client = client
+            self.server_info = server_info
+
+    class Ended(Message, bubble=False):
+        """The connection's task ended (its client is gone: nothing is in flight any more)."""
+
+    def __init__(
+        self,
+        host: App[Any],
+        connector: Connector,
+        *,
+        traffic: TrafficLog,
+        clock: Clock,
+        settings: InspectSettings,
+        target: str,
+        session: Callable[[], SessionState],
+    ) -> None:
+        #: where the worker runs and the messages go
+        self.host = host
         self.connector = connector
+        self.traffic = traffic
+        self.clock = clock
+        self.settings = settings
+        self.target = target
+        #: the session as the app shows it now (a reconnect counts on from its attempt; quitting says
+        #: "closing" there)
+        self.shown = session
+        #: what this connection reported last (the app may not have taken the message in yet)
+        self.session = SessionState(target=target)
         self.client: Client | None = None
         self.worker: Worker[None] | None = None
+        self.catalog = Catalog()
         self._stop = asyncio.Event()
 
     @property
@@ -93,7 +143,7 @@ class Connection:
     def start(self) -> None:
         """Start the worker (a previous one must have ended: see `stop`)."""
         self._stop = asyncio.Event()
-        self.worker = self.app.run_worker(
+        self.worker = self.host.run_worker(
             self._run(self.connector, self._stop),
             name="connection",
             group="connection",
@@ -101,19 +151,27 @@ class Connection:
             exit_on_error=False,
         )
 
+    def _report(self, session: SessionState) -> None:
+        self.session = session
+        self.host.post_message(self.SessionChanged(session))
+
+    def _set_catalog(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.host.post_message(self.CatalogChanged(catalog))
+
     async def _run(self, connector: Connector, stop: asyncio.Event) -> None:
-        attempt = self.app.session.attempt + 1
-        self.app.session = SessionState("connecting", target=self.app.target, attempt=attempt)
-        self.app.catalog = Catalog()
-        first_seq = len(self.app.traffic)
-        started = self.app.clock()
+        attempt = self.shown().attempt + 1
+        self._report(SessionState("connecting", target=self.target, attempt=attempt))
+        self._set_catalog(Catalog())
+        first_seq = len(self.traffic)
+        started = self.clock()
         ended: McpxError | None = None
         connected = False
         try:
-            async with connector(self.app.traffic) as client:
+            async with connector(self.traffic) as client:
                 connected = True
                 self.client = client
-                self._connected(client, attempt, self.app.clock() - started)
+                self._connected(client, attempt, self.clock() - started)
                 closed = asyncio.ensure_future(client.peer.closed.wait())
                 stopping = asyncio.ensure_future(stop.wait())
                 try:
@@ -127,39 +185,42 @@ class Connection:
             ended = exc
         finally:
             self.client = None
-            self.app.in_flight = 0
+            self.host.post_message(self.Ended())
         if stop.is_set() and ended is None:
-            self.app.session = replace(self.app.session, state="closed")
+            self._report(replace(self.session, state="closed"))
         else:
-            self.app.session = self._dead(ended or ConnectError("the connection ended"), connected, first_seq)
+            self._report(self._dead(ended or ConnectError("the connection ended"), connected, first_seq))
 
     def _connected(self, client: Client, attempt: int, seconds: float) -> None:
         opened = client.opened
         assert opened is not None
         info = opened.server_info
-        self.app.session = SessionState(
-            "connected",
-            target=self.app.target,
-            attempt=attempt,
-            server_name=info.name,
-            server_version=info.version,
-            server_title=info.title,
-            era=opened.era,
-            protocol_version=opened.protocol_version,
-            transport=getattr(client.transport, "name", None),
-            connect_seconds=seconds,
-            signed_in=signed_in_text(client),
+        self._report(
+            SessionState(
+                "connected",
+                target=self.target,
+                attempt=attempt,
+                server_name=info.name,
+                server_version=info.version,
+                server_title=info.title,
+                era=opened.era,
+                protocol_version=opened.protocol_version,
+                transport=getattr(client.transport, "name", None),
+                connect_seconds=seconds,
+                signed_in=signed_in_text(client),
+            )
         )
+        traffic = self.traffic
         exchange = tuple(
             (
-                self.app.traffic[seq].direction,
-                self.app.traffic[seq].method or self.app.traffic[seq].kind,
-                self.app.traffic[seq].raw,
+                traffic[seq].direction,
+                traffic[seq].method or traffic[seq].kind,
+                traffic[seq].raw,
             )
             for seq in opened.exchange
-            if 0 <= seq < len(self.app.traffic)
+            if 0 <= seq < len(traffic)
         )
-        self.app.server_info = ServerInfo(
+        server_info = ServerInfo(
             instructions=opened.instructions,
             server_info=info.raw
             if isinstance(info.raw, dict)
@@ -176,24 +237,22 @@ class Connection:
             for kind in KINDS
             if CAPABILITY[kind] not in opened.capabilities
         }
-        self.app.catalog = Catalog(unavailable=unavailable)
+        self.host.post_message(self.Opened(client, server_info))
+        self._set_catalog(Catalog(unavailable=unavailable))
         for kind in KINDS:
             if kind not in unavailable:
-                self.app.run_worker(
+                self.host.run_worker(
                     self._load(client, kind), name=f"list-{kind}", group="requests", exit_on_error=False
                 )
         client.on_list_changed(self._list_changed)
-        self.app.asking.attach(client)
-        if self.app.settings.log_level is not None:
-            self.app.set_log_level(self.app.settings.log_level)
 
     def _dead(self, error: McpxError, connected: bool, first_seq: int) -> SessionState:
         returncode = error.returncode if isinstance(error, ServerExitedError) else None
         tail = tuple(error.stderr_tail) if isinstance(error, ServerExitedError) else ()
         if not tail:  # from the log: the same for every transport that reports stderr
-            lines = [e.raw for e in self.app.traffic.since(first_seq) if e.channel == "stderr"]
+            lines = [e.raw for e in self.traffic.since(first_seq) if e.channel == "stderr"]
             tail = tuple(lines)
-        tail = tail[-self.app.settings.stderr_tail :] if self.app.settings.stderr_tail else ()
+        tail = tail[-self.settings.stderr_tail :] if self.settings.stderr_tail else ()
         if returncode is not None:
             state: State = "exited"
         elif not connected:
@@ -201,7 +260,7 @@ class Connection:
         else:
             state = "disconnected"
         return replace(
-            self.app.session, state=state, returncode=returncode, error=error.message, stderr_tail=tail
+            self.session, state=state, returncode=returncode, error=error.message, stderr_tail=tail
         )
 
     async def _load(self, client: Client, kind: ItemKind) -> None:
@@ -210,12 +269,11 @@ class Connection:
         except RpcError as exc:
             if client is self.client:
                 reason = f"{exc.method} failed: {exc.error_message} ({exc.error_code})"
-                self.app.catalog = replace(
-                    self.app.catalog, unavailable={**self.app.catalog.unavailable, kind: reason}
-                )
+                catalog = self.catalog
+                self._set_catalog(replace(catalog, unavailable={**catalog.unavailable, kind: reason}))
             return
         if client is self.client:
-            self.app.catalog = self.app.catalog.with_items(kind, tuple(items))
+            self._set_catalog(self.catalog.with_items(kind, tuple(items)))
 
     def _list_changed(self, name: str) -> None:
         client = self.client
@@ -225,7 +283,7 @@ class Connection:
         kind = kinds.get(name, name)
         items = client.cached(name)
         if kind in KINDS and items is not None:
-            self.app.catalog = self.app.catalog.with_items(kind, tuple(items))
+            self._set_catalog(self.catalog.with_items(kind, tuple(items)))
 
     async def stop(self) -> None:
         """End the worker (the client closes the server in that task) and wait for it."""
@@ -233,7 +291,7 @@ class Connection:
         if worker is None or worker.is_finished:
             return
         self._stop.set()
-        if self.app.session.state == "connecting":
+        if self.session.state == "connecting" and self.shown().state != "closing":
             worker.cancel()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(worker.wait(), STOP_TIMEOUT)

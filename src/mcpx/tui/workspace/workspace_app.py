@@ -33,7 +33,7 @@ from mcpx.tui.catalogue.item_browser import ItemBrowser
 from mcpx.tui.session_state import Catalog, SessionState
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.app import Clock, InspectApp
-from mcpx.tui.shell.connection import Connection, Connector
+from mcpx.tui.shell.connection import Connector
 from mcpx.tui.shell.signals import exit_on_signals
 from mcpx.tui.workspace.workspace_screen import WorkspaceScreen
 from mcpx.wire.traffic import TrafficLog
@@ -166,24 +166,18 @@ class WorkspaceApp(InspectApp):
         self.catalog = Catalog()
         self.server_info = None
         await self.recompose()
-        self.connection = Connection(self, lent_client(self.workspace, entry))
+        self.connection = self.connect_with(lent_client(self.workspace, entry))
         self.connection.start()
         for browser in self.query(ItemBrowser):
             browser.focus_list()
 
-    def watch_session(self, session: SessionState) -> None:
-        # the lent client was connected by the workspace: its time to connect is the workspace's
+    def shown_session(self, session: SessionState) -> SessionState:
+        # the lent client was connected by the workspace: its time to connect and its attempt are the
+        # workspace's (from the moment it connected: a later end keeps them)
         entry = self.current
-        seconds = entry.connect_seconds if entry is not None else None
-        if session.state == "connected" and seconds is not None and session.connect_seconds != seconds:
-            # after this change has reached the widgets bound to it (a change made inside the watcher
-            # would be overwritten by the rest of this one's propagation)
-            self.call_next(self._workspace_times, entry)
-
-    def _workspace_times(self, entry: Entry) -> None:
-        session = self.session
-        if entry is self.current and session.state == "connected":
-            self.session = replace(session, connect_seconds=entry.connect_seconds, attempt=entry.attempt)
+        if entry is None or entry.connect_seconds is None or session.connect_seconds is None:
+            return session
+        return replace(session, connect_seconds=entry.connect_seconds, attempt=entry.attempt)
 
     def action_reconnect(self) -> None:
         if self.current is None or self.refuse_if_read_only("No reconnect"):
