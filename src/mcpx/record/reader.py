@@ -30,10 +30,8 @@ import orjson
 from mcpx.record.format import EVENT_UPGRADES, FORMAT_VERSION, MAGIC, RecordingError, check_header
 from mcpx.wire.jsonrpc import Decoded, Request, Response, decode_text
 from mcpx.wire.spill import ColdEvents
-from mcpx.wire.traffic import TrafficEvent, TrafficLog
+from mcpx.wire.traffic import CHANNELS, DIRECTIONS, TrafficEvent, TrafficLog
 
-_DIRECTIONS = frozenset({"in", "out", "info"})
-_CHANNELS = frozenset({"stdio", "stderr", "http", "sse", "process", "protocol", "memory"})
 #: events of a recording held as objects (the rest are read from the file when asked for)
 KEEP_EVENTS = 2_000
 KEEP_BYTES = 16 << 20
@@ -362,7 +360,7 @@ def _add(log: TrafficLog, clock: _Clock, obj: Any, recording: Recording) -> str 
     raw = obj.get("raw")
     direction = obj.get("direction")
     channel = obj.get("channel")
-    if not isinstance(raw, str) or direction not in _DIRECTIONS or channel not in _CHANNELS:
+    if not isinstance(raw, str) or direction not in DIRECTIONS or channel not in CHANNELS:
         return "an event without raw text, a direction or a channel; skipped"
     t = obj.get("t")
     wall = obj.get("wall")

@@ -14,10 +14,7 @@ from typing import Any
 import orjson
 
 from mcpx.wire.jsonrpc import decode_text
-from mcpx.wire.traffic import TrafficEvent
-
-DIRECTIONS = frozenset({"in", "out", "info"})
-CHANNELS = frozenset({"stdio", "stderr", "http", "sse", "process", "protocol", "memory"})
+from mcpx.wire.traffic import CHANNELS, DIRECTIONS, TrafficEvent
 
 
 def dumps(obj: Any) -> bytes:

@@ -16,7 +16,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from mcpx.wire.jsonrpc import (
     Decoded,
@@ -35,9 +35,16 @@ if TYPE_CHECKING:
     from mcpx.wire.spill import ColdEvents
 
 Direction = Literal["in", "out", "info"]
+#: where an event came from: a frame's transport, the server's stderr, a process or protocol fact
+Channel = Literal["stdio", "stderr", "http", "sse", "process", "protocol", "memory"]
+#: what an event is (`TrafficEvent.kind`)
+EventKind = Literal["request", "notification", "response", "error", "malformed", "stderr", "info"]
+#: the same words as values, for checks and messages (derived: the Literals above are the one spelling)
+DIRECTIONS: tuple[Direction, ...] = get_args(Direction)
+CHANNELS: tuple[Channel, ...] = get_args(Channel)
+EVENT_KINDS: tuple[EventKind, ...] = get_args(EventKind)
 #: how many answered request ids the log remembers to recognise duplicates
 ANSWERED_MEMORY = 10_000
-Channel = Literal["stdio", "stderr", "http", "sse", "process", "protocol", "memory"]
 #: events held as objects before the oldest spill to disk, and the raw text they may hold
 KEEP_EVENTS = 5_000
 KEEP_BYTES = 8 << 20
@@ -70,7 +77,7 @@ class TrafficEvent:
     method: str | None = None
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> EventKind:
         """request / notification / response / error / malformed / stderr / info."""
         msg = self.message
         if msg is None:

@@ -18,9 +18,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from mcpx.tui.widgets.event_list_view import printable, session_start
+from mcpx.tui.widgets.glyphs import ARROWS
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
-
-ARROWS = {"in": "←", "out": "→", "info": "•"}
 
 
 def describe_event(event: TrafficEvent) -> str:

@@ -15,6 +15,7 @@ from textual.widgets import Static
 from mcpx.tui.catalogue.item_detail import pretty_json
 from mcpx.tui.session_state import ServerInfo
 from mcpx.tui.widgets.event_list_view import foreground, printable
+from mcpx.tui.widgets.glyphs import ARROWS
 
 EXCHANGE_PREVIEW = 20_000
 
@@ -104,7 +105,7 @@ exactly as they crossed the wire, and for a stdio server its command line, pid a
         if info.exchange:
             sections.append(heading("Opening exchange"))
             for direction, method, raw in info.exchange:
-                arrow = "→" if direction == "out" else "←"
+                arrow = ARROWS["out" if direction == "out" else "in"]
                 sections.append(Text(f"{arrow} {method}", style="bold"))
                 text = raw if len(raw) <= EXCHANGE_PREVIEW else raw[:EXCHANGE_PREVIEW] + "…"
                 sections.append(Text(printable(text), style="dim"))

@@ -28,6 +28,7 @@ from textual.widgets import Button, Log, Static
 from mcpx.tui.traffic.traffic_filter import latency_of, status_of
 from mcpx.tui.traffic.traffic_view import format_latency
 from mcpx.tui.widgets.event_list_view import printable, session_start
+from mcpx.tui.widgets.glyphs import ARROWS
 from mcpx.tui.widgets.json_tree import JsonTree, size_label
 from mcpx.wire.jsonrpc import Malformed
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
@@ -170,7 +171,7 @@ copy/save take them) until you press it again or leave.
 
     def _summary(self) -> Content:
         event = self.event
-        arrow = {"in": "←", "out": "→", "info": "•"}[event.direction]
+        arrow = ARROWS[event.direction]
         parts: list[tuple[str, str] | str] = [
             (f"#{event.seq} ", "$foreground-muted"),
             (f"{arrow} {printable(event.method or event.kind)}", "bold"),

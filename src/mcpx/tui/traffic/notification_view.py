@@ -8,6 +8,7 @@ import orjson
 from rich.segment import Segment
 
 from mcpx.tui.widgets.event_list_view import EventListView, cell, printable, session_start
+from mcpx.tui.widgets.glyphs import ARROWS
 from mcpx.wire.jsonrpc import Notification
 from mcpx.wire.traffic import TrafficEvent
 
@@ -40,7 +41,7 @@ Every notification of the session: progress, list changes, resource updates, can
         assert isinstance(message, Notification)
         elapsed = event.mono - session_start(self.traffic)
         method_w = max(20, min(40, width // 3))
-        arrow = "←" if event.direction == "in" else "→"
+        arrow = ARROWS["in" if event.direction == "in" else "out"]
         return [
             Segment(f"{elapsed:8.3f} ", self.style("dim")),
             Segment(arrow + " ", self.style(event.direction)),

@@ -9,6 +9,7 @@ from typing import ClassVar
 from rich.segment import Segment
 
 from mcpx.tui.widgets.event_list_view import EventListView, cell, printable, session_start
+from mcpx.tui.widgets.glyphs import ARROWS
 from mcpx.wire.traffic import TrafficEvent
 
 
@@ -52,7 +53,7 @@ results that do not match the schema, spec deviations. **Enter** opens the event
 
     def render_row(self, event: TrafficEvent, width: int) -> list[Segment]:
         elapsed = event.mono - session_start(self.traffic)
-        arrow = {"in": "←", "out": "→", "info": "•"}[event.direction]
+        arrow = ARROWS[event.direction]
         what = event.method or event.kind
         return [
             Segment(f"{elapsed:8.3f} ", self.style("dim")),

@@ -31,15 +31,20 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcpx.tui.widgets.glyphs import ARROWS
 from mcpx.wire.jsonrpc import ErrorResponse, Malformed, Notification, Request, Response
-from mcpx.wire.traffic import TrafficEvent, TrafficLog
+from mcpx.wire.traffic import CHANNELS, DIRECTIONS, EVENT_KINDS, Direction, TrafficEvent, TrafficLog
 
 Predicate = Callable[[TrafficEvent], bool]
 
 KEYS = ("method", "dir", "status", "id", "dur", "kind", "channel", "is")
-_DIRS = {"in": "in", "<": "in", "←": "in", "out": "out", ">": "out", "→": "out", "info": "info", "•": "info"}
-_KINDS = ("request", "notification", "response", "error", "malformed", "stderr", "info")
-_CHANNELS = ("stdio", "stderr", "http", "sse", "process", "protocol", "memory")
+#: what `dir:` accepts: the word, its arrow (as the log draws it), and < > for the arrows one can type
+_DIRS: dict[str, Direction] = {
+    **{d: d for d in DIRECTIONS},
+    **{glyph: d for d, glyph in ARROWS.items()},
+    "<": "in",
+    ">": "out",
+}
 _STATUS_WORDS = ("ok", "error", "malformed", "pending")
 _DUR = re.compile(r"^(>=|<=|>|<|=)?\s*(\d+(?:\.\d*)?|\.\d+)\s*(us|µs|ms|s|m)?$")
 _UNITS = {"us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, None: 1e-3}
@@ -246,10 +251,10 @@ def _check(key: str, value: str, word: str) -> None:
     low = value.lower()
     if key == "dir" and low not in _DIRS:
         raise FilterError(f"{word!r}: dir: is in, out or info")
-    if key == "kind" and low not in _KINDS:
-        raise FilterError(f"{word!r}: kind: is one of {', '.join(_KINDS)}")
-    if key == "channel" and low not in _CHANNELS:
-        raise FilterError(f"{word!r}: channel: is one of {', '.join(_CHANNELS)}")
+    if key == "kind" and low not in EVENT_KINDS:
+        raise FilterError(f"{word!r}: kind: is one of {', '.join(EVENT_KINDS)}")
+    if key == "channel" and low not in CHANNELS:
+        raise FilterError(f"{word!r}: channel: is one of {', '.join(CHANNELS)}")
     if key == "status" and low not in _STATUS_WORDS:
         try:
             int(value)

@@ -21,11 +21,11 @@ from textual.reactive import reactive
 
 from mcpx.tui.traffic.traffic_filter import FilterError, Matcher, TrafficFilter, latency_of, status_of
 from mcpx.tui.widgets.event_list_view import EventListView, cell, printable, session_start
+from mcpx.tui.widgets.glyphs import ARROWS
 from mcpx.wire.jsonrpc import Malformed, Request
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 Clock = Callable[[], float]
-_ARROWS = {"in": "←", "out": "→", "info": "•"}
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 #: an info event with facts["event"] == this is drawn as a rule across the log
 SEPARATOR_EVENT = "reconnect"
@@ -237,7 +237,7 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
             rule = label.center(max(0, width - len(time_text)), "─")
             return [Segment(time_text, style("dim")), Segment(rule, style("separator"))]
         segments = [Segment(time_text, style("dim"))]
-        arrow = _ARROWS[event.direction]
+        arrow = ARROWS[event.direction]
         span = method_w + id_w + status_w + latency_w
         if kind in ("info", "stderr"):
             tag = "stderr " if kind == "stderr" else ""
