@@ -26,11 +26,11 @@ from mcpx.record.reader import read_recording
 from mcpx.transports.spec import resolve_target
 from mcpx.tui.replay.recorded_calls import RecordedCalls
 from mcpx.tui.replay.replay_app import ReplayApp, make_replay_app
-from mcpx.tui.replay.save_recording_screen import SaveRecordingScreen
 from mcpx.tui.replay.scrubber import Scrubber
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.app import READ_ONLY_REASON, InspectApp, make_app
 from mcpx.tui.shell.header_bar import HeaderBar
+from mcpx.tui.shell.save_recording_screen import SaveRecordingScreen
 from mcpx.wire.traffic import TrafficLog
 
 ROOT = Path(__file__).resolve().parents[3]

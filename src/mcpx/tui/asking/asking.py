@@ -16,16 +16,17 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import urlparse
 
 from mcpx.errors import RpcError
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.screen import Screen
 
     from mcpx.protocol.client import Client
-    from mcpx.tui.shell.app import InspectApp
+    from mcpx.tui.session_state import SessionState
 
 AskKind = Literal["elicitation", "sampling"]
 #: the error a server sees when the user rejects a sampling request (the spec's example code)
@@ -73,11 +74,28 @@ def root_for(path: str | Path, name: str | None = None) -> dict[str, Any]:
     return {"uri": resolved.as_uri(), "name": name or resolved.name or str(resolved)}
 
 
+class AskingState(Protocol):
+    """What the queue reads and sets on the inspector it serves: who is connected, and what the header
+    (questions waiting) and the Roots tab (the roots advertised) show."""
+
+    @property
+    def session(self) -> SessionState: ...
+    @property
+    def target(self) -> str: ...
+    @property
+    def client(self) -> Client | None: ...
+
+    waiting: int
+    roots: tuple[dict[str, Any], ...]
+
+
 class Asking:
     """The queue of questions, the roots, and the sampling replies given so far, for one app."""
 
-    def __init__(self, app: InspectApp, roots: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, app: App[Any], state: AskingState, roots: list[dict[str, Any]] | None = None) -> None:
+        #: where the questions' screens, notifications and workers go
         self.app = app
+        self.state = state
         self.queue: list[Ask] = []
         self.roots: list[dict[str, Any]] = list(roots or [])
         #: sampling replies the user sent, newest first (offered for reuse)
@@ -153,7 +171,7 @@ class Asking:
             self.app.call_next(self.show_next)
 
     def _changed(self) -> None:
-        self.app.waiting = len(self.queue)
+        self.state.waiting = len(self.queue)
 
     # -- showing ------------------------------------------------------------------------------------
     @property
@@ -206,7 +224,7 @@ class Asking:
 
     # -- who asks -----------------------------------------------------------------------------------
     def _server_label(self) -> str:
-        session = self.app.session
+        session = self.state.session
         if session.server_name:
             label = session.server_name
             if session.server_version:
@@ -214,10 +232,10 @@ class Asking:
             if session.server_title and session.server_title != session.server_name:
                 label += f" “{session.server_title}”"
             return label
-        return self.app.target or "the server"
+        return self.state.target or "the server"
 
     def _server_host(self) -> str | None:
-        client = self.app.client
+        client = self.state.client
         if client is None:
             return None
         url = client.transport.describe().get("url")
@@ -238,7 +256,7 @@ class Asking:
     def set_roots(self, roots: list[dict[str, Any]]) -> None:
         """Advertise `roots` from now on (this connection and the next ones); tell the server."""
         self.roots = list(roots)
-        self.app.roots = tuple(roots)
+        self.state.roots = tuple(roots)
         for client in self.clients():
             self.app.run_worker(
                 self._tell(client, list(roots)), name="roots", group="requests", exit_on_error=False
@@ -246,7 +264,7 @@ class Asking:
 
     def clients(self) -> list[Client]:
         """The connected clients that advertise the roots (the app's one; a workspace's many)."""
-        client = self.app.client
+        client = self.state.client
         return [client] if client is not None else []
 
     async def _tell(self, client: Client, roots: list[dict[str, Any]]) -> None:

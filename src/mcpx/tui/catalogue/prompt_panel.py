@@ -18,9 +18,10 @@ from textual.widgets import Button, Input, Static
 
 from mcpx.tui.context import InspectContext
 from mcpx.tui.forms.argument_field import ArgumentField
-from mcpx.tui.results.content_view import ContentBlockView, child, json_renderable
-from mcpx.tui.traffic.traffic_view import format_latency
+from mcpx.tui.results.content_view import ContentBlockView, json_renderable
+from mcpx.tui.widgets.dom import child
 from mcpx.tui.widgets.event_list_view import printable
+from mcpx.tui.widgets.formats import format_latency
 
 
 class PromptMessagesView(Vertical):

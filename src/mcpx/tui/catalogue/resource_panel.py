@@ -20,7 +20,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
 from mcpx.tui.context import InspectContext
-from mcpx.tui.results.content_view import ReadResultView, child
+from mcpx.tui.results.content_view import ReadResultView
+from mcpx.tui.widgets.dom import child
 from mcpx.tui.widgets.event_list_view import printable, session_start
 from mcpx.wire import TrafficEvent
 

@@ -17,7 +17,8 @@ from textual.widgets import Button, Input, Static
 
 from mcpx.tui.context import InspectContext
 from mcpx.tui.forms.argument_field import ArgumentField
-from mcpx.tui.results.content_view import ReadResultView, child
+from mcpx.tui.results.content_view import ReadResultView
+from mcpx.tui.widgets.dom import child
 from mcpx.tui.widgets.event_list_view import printable
 
 

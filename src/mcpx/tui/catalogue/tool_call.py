@@ -30,7 +30,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 from mcpx.errors import McpxError, RpcError
 from mcpx.tui.context import InspectContext
 from mcpx.tui.forms.schema_form import SchemaForm
-from mcpx.tui.traffic.traffic_view import format_latency
+from mcpx.tui.widgets.formats import format_latency
 
 if TYPE_CHECKING:
     pass

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from mcpx.check.model import Check, CheckResult
     from mcpx.check.report import CheckReport
     from mcpx.protocol.client import Client
-    from mcpx.tui.shell.app import InspectApp
 
 MARKS = {
     "pass": ("✓ pass", "green"),
@@ -249,29 +248,3 @@ send real requests: they show in the log.
 
     def focus_results(self) -> None:
         self.query_one("#check-results", OptionList).focus()
-
-
-def show_check(app: InspectApp) -> None:
-    """The Check tab, focused; the checks run the first time it is shown."""
-    from textual.widgets import TabbedContent
-
-    app.query_one("#side", TabbedContent).active = "check-tab"
-
-    def ready() -> None:
-        for view in app.query(CheckView):
-            view.focus_results()
-            if view.report is None and not view.running:
-                view.action_run()
-
-    app.call_after_refresh(ready)
-
-
-def show_event(app: InspectApp, seq: int) -> None:
-    """Show event `seq` in the traffic log, clearing a filter that hides it."""
-    if not app.query("#traffic-panel"):
-        return
-    panel = app.panel
-    panel.show_traffic()
-    if not panel.traffic_view.select_seq(seq):
-        app.set_traffic_filter("")
-        panel.traffic_view.select_seq(seq)

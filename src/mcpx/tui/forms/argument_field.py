@@ -18,7 +18,7 @@ from textual.suggester import Suggester
 from textual.widgets import Input, Label, Static
 
 from mcpx.tui.context import InspectContext
-from mcpx.tui.results.content_view import child
+from mcpx.tui.widgets.dom import child
 from mcpx.tui.widgets.event_list_view import printable
 
 #: values listed under a field at most

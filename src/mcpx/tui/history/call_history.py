@@ -9,12 +9,10 @@ panel (`load_arguments()` / `call()`). Saved calls are also in the command palet
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -27,18 +25,13 @@ from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from mcpx.tui.context import InspectContext
-from mcpx.tui.results.content_view import child, json_renderable
+from mcpx.tui.results.content_view import json_renderable
 from mcpx.tui.results.result_view import ResultView
 from mcpx.tui.session_state import Catalog, SessionState
-from mcpx.tui.traffic.traffic_view import format_latency
+from mcpx.tui.widgets.dom import child
 from mcpx.tui.widgets.event_list_view import printable, session_start
+from mcpx.tui.widgets.formats import format_latency
 from mcpx.workspace.saved_calls import SavedCall, SavedCalls
-
-if TYPE_CHECKING:
-    from mcpx.tui.shell.app import InspectApp
-
-#: seconds to wait for the tool's call panel to mount after selecting the tool
-PANEL_WAIT = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,50 +287,3 @@ form, **s** saves it for this server (kept across sessions; also in the command 
                 self.notify(f"Cannot forget the call: {exc}", severity="error")
                 return
             self._refresh_list()
-
-
-async def open_tool_call(app: InspectApp, tool_name: str, arguments: dict[str, Any], *, run: bool) -> None:
-    """Select the tool, wait for its call panel, then load the arguments into it or call it with them."""
-    from textual.widgets import TabbedContent
-
-    from mcpx.tui.catalogue.item_detail import ItemDetail
-
-    tool = next((t for t in (app.catalog.tools or ()) if t.name == tool_name), None)
-    if tool is None:
-        app.notify(f"The server lists no tool named {tool_name!r} now.", severity="warning")
-        return
-    detail = app.query_one(ItemDetail)
-    detail.selection = ("tools", tool)
-    for side in app.query("#side").results(TabbedContent):
-        side.active = "detail-tab"
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + PANEL_WAIT
-
-    def ready() -> Any:  # the new tool's panel, composed (the previous one may still be leaving)
-        for panel in detail.query("#call-form ToolCallPanel"):
-            if (
-                getattr(panel, "tool_name", None) == tool_name
-                and panel.is_attached
-                and panel.query("SchemaForm")
-            ):
-                return panel
-        return None
-
-    while (panel := ready()) is None:
-        if loop.time() > deadline:
-            app.notify("The tool's call panel did not open: nothing was sent.", severity="warning")
-            return
-        await asyncio.sleep(0.05)
-    await asyncio.sleep(0)  # let the form finish mounting its fields
-    if run:
-        outcome = panel.call(arguments)
-        if inspect.isawaitable(outcome):
-            await outcome
-    else:
-        panel.load_arguments(arguments)
-
-
-def saved_calls_of(app: InspectApp) -> SavedCalls | None:
-    """The current server's saved calls (for the command palette), or None before a connection."""
-    key = server_key(app.session)
-    return SavedCalls.load(key) if key else None

@@ -1,1 +1,1 @@
-"""Recordings in the TUI: replay with a scrubber, the catalogue as of a moment, saving the session."""
+"""Recordings in the TUI: replay with a scrubber, the catalogue as of a moment, the recorded calls."""

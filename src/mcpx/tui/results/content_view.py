@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from rich.console import RenderableType
 from rich.json import JSON
@@ -22,7 +22,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from mcpx.schema.content import (
@@ -36,8 +35,8 @@ from mcpx.schema.content import (
     text_format,
 )
 from mcpx.tui.context import InspectContext
-from mcpx.tui.traffic.traffic_view import format_latency
 from mcpx.tui.widgets.event_list_view import printable
+from mcpx.tui.widgets.formats import format_latency
 from mcpx.tui.widgets.json_tree import JsonTree, size_label
 
 #: characters (and lines) of a text shown before "Show all" (the first paint of a 10 MB result stays fast)
@@ -54,15 +53,6 @@ def preview_cut(text: str) -> int:
         if newline < 0:
             return end
     return newline
-
-
-W = TypeVar("W", bound=Widget)
-
-
-def child(widget: Widget, selector: str, kind: type[W]) -> W | None:
-    """`widget.query_one(selector, kind)`, or None while (or after) the widget is being removed."""
-    found = widget.query(selector).results(kind)
-    return next(iter(found), None)
 
 
 def facts_table(rows: list[tuple[str, str]]) -> Table:

@@ -21,9 +21,10 @@ from textual.widgets import Button, Static
 
 from mcpx.schema.output import output_mismatches
 from mcpx.tui.context import InspectContext
-from mcpx.tui.results.content_view import ContentBlockView, child, json_renderable
-from mcpx.tui.traffic.traffic_view import format_latency
+from mcpx.tui.results.content_view import ContentBlockView, json_renderable
+from mcpx.tui.widgets.dom import child
 from mcpx.tui.widgets.event_list_view import printable
+from mcpx.tui.widgets.formats import format_latency
 from mcpx.tui.widgets.json_tree import JsonTree, size_label
 
 #: content blocks drawn at first (the rest behind a button: a widget per block is not free)

@@ -33,9 +33,9 @@ from mcpx.tui.asking.asking import Asking
 from mcpx.tui.asking.roots_view import RootsView
 from mcpx.tui.catalogue.item_browser import ItemBrowser
 from mcpx.tui.catalogue.item_detail import ItemDetail
-from mcpx.tui.check.check_view import CheckView, show_check, show_event
+from mcpx.tui.check.check_view import CheckView
 from mcpx.tui.context import READ_ONLY_REASON, Clock, InspectContext
-from mcpx.tui.history.call_history import CallHistory, open_tool_call
+from mcpx.tui.history.call_history import CallHistory
 from mcpx.tui.session_state import Catalog, ItemKind, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.commands import InspectCommands
@@ -44,12 +44,14 @@ from mcpx.tui.shell.death_banner import DeathBanner
 from mcpx.tui.shell.header_bar import HeaderBar
 from mcpx.tui.shell.help_screen import GENERAL
 from mcpx.tui.shell.info_view import InfoView
+from mcpx.tui.shell.navigation import open_tool_call, show_check, show_event
 from mcpx.tui.shell.safe_output import safe_driver
 from mcpx.tui.shell.secret_filter import SecretFilter
 from mcpx.tui.shell.signals import exit_on_signals
 from mcpx.tui.traffic.traffic_panel import TrafficPanel
-from mcpx.tui.traffic.traffic_view import SEPARATOR_EVENT, format_latency
+from mcpx.tui.traffic.traffic_view import SEPARATOR_EVENT
 from mcpx.tui.widgets.event_list_view import EventListView
+from mcpx.tui.widgets.formats import format_latency
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 if TYPE_CHECKING:
@@ -134,7 +136,7 @@ class InspectApp(App[int]):
         #: the server, when the app reaches one through a spec (what "Save recording…" writes in the header)
         self.spec = spec
         self.settings = settings
-        self.asking = Asking(self, roots)
+        self.asking = Asking(self, self, roots)
         self.set_reactive(InspectApp.roots, tuple(roots or ()))
         self.traffic = traffic
         self.clock = clock
@@ -501,7 +503,7 @@ class InspectApp(App[int]):
         self.notify(f"Log level set to {level}.")
 
     def action_save_recording(self) -> None:
-        from mcpx.tui.replay.save_recording_screen import save_session
+        from mcpx.tui.shell.save_recording_screen import save_session
 
         save_session(self)
 

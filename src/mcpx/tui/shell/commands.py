@@ -66,7 +66,7 @@ class InspectCommands(Provider):
                     "Forget this server's OAuth token and reconnect, which signs in anew",
                 )
             )
-        from mcpx.tui.history.call_history import saved_calls_of
+        from mcpx.tui.shell.navigation import saved_calls_of
 
         saved = saved_calls_of(app)
         for call in reversed(saved.calls if saved is not None else []):

@@ -7,8 +7,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from mcpx.tui.session_state import SessionState
-from mcpx.tui.traffic.traffic_view import format_latency
 from mcpx.tui.widgets.event_list_view import printable
+from mcpx.tui.widgets.formats import format_latency
 
 
 class HeaderBar(Widget):

@@ -26,8 +26,8 @@ from textual.widget import Widget
 from textual.widgets import Button, Log, Static
 
 from mcpx.tui.traffic.traffic_filter import latency_of, status_of
-from mcpx.tui.traffic.traffic_view import format_latency
 from mcpx.tui.widgets.event_list_view import printable, session_start
+from mcpx.tui.widgets.formats import format_latency
 from mcpx.tui.widgets.glyphs import ARROWS
 from mcpx.tui.widgets.json_tree import JsonTree, size_label
 from mcpx.wire.jsonrpc import Malformed

@@ -21,6 +21,7 @@ from textual.reactive import reactive
 
 from mcpx.tui.traffic.traffic_filter import FilterError, Matcher, TrafficFilter, latency_of, status_of
 from mcpx.tui.widgets.event_list_view import EventListView, cell, printable, session_start
+from mcpx.tui.widgets.formats import format_latency
 from mcpx.tui.widgets.glyphs import ARROWS
 from mcpx.wire.jsonrpc import Malformed, Request
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
@@ -41,18 +42,6 @@ def nice_ceiling(seconds: float) -> float:
         if value >= seconds * (1 - 1e-12):
             return value
     return 10.0 ** (exponent + 1)  # pragma: no cover
-
-
-def format_latency(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    if seconds < 0.001:
-        return f"{seconds * 1e6:.0f}µs"
-    if seconds < 1:
-        return f"{seconds * 1e3:.1f}ms" if seconds < 0.01 else f"{seconds * 1e3:.0f}ms"
-    if seconds < 100:
-        return f"{seconds:.2f}s"
-    return f"{seconds:.0f}s"
 
 
 def format_span(seconds: float) -> str:

@@ -76,7 +76,7 @@ class WorkspaceAsking(Asking):
     """The questions queue over every server of the workspace."""
 
     def __init__(self, app: WorkspaceApp, roots: list[dict[str, Any]] | None) -> None:
-        super().__init__(app, roots)
+        super().__init__(app, app, roots)
         self.workspace = app.workspace
 
     def for_entry(self, entry: Entry) -> dict[str, Any]:
