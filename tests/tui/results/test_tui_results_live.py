@@ -16,7 +16,7 @@ from textual.widgets import Button, Input, OptionList, Static, TabbedContent
 from mcpx.schema.output import output_mismatches
 from mcpx.transports.spec import resolve_target
 from mcpx.tui.catalogue.item_detail import ItemDetail
-from mcpx.tui.catalogue.prompt_panel import PromptMessagesView, PromptPanel
+from mcpx.tui.catalogue.prompt_panel import PromptPanel
 from mcpx.tui.catalogue.template_panel import TemplatePanel
 from mcpx.tui.forms.argument_field import ArgumentField
 from mcpx.tui.history.call_history import CallHistory
@@ -101,7 +101,8 @@ async def test_prompt_with_completion_context_and_embedded_resource() -> None:
         assert '"context":{"arguments":{"department":"Engineering"}}' in sent[-1].raw
         await pilot.press("right")
         panel.query_one("#prompt-get", Button).press()
-        await wait_for(pilot, lambda: bool(panel.query(PromptMessagesView)))
+        # the messages view composes its blocks a refresh after it mounts
+        await wait_for(pilot, lambda: bool(panel.query("PromptMessagesView ContentBlockView")))
         blocks = panel.query(ContentBlockView)
         assert "Please promote Bob to the head of the Engineering team." in blocks.first().block["text"]
 
@@ -111,7 +112,8 @@ async def test_prompt_with_completion_context_and_embedded_resource() -> None:
         fields[0].value = "Text"
         fields[1].value = "2"
         panel.query_one("#prompt-get", Button).press()
-        await wait_for(pilot, lambda: bool(panel.query(PromptMessagesView)))
+        # the messages view composes its blocks a refresh after it mounts
+        await wait_for(pilot, lambda: bool(panel.query("PromptMessagesView ContentBlockView")))
         kinds = [block.kind for block in panel.query(ContentBlockView)]
         assert kinds == ["text", "resource"]
         await wait_for(pilot, lambda: bool(panel.query(ResourceContentsView)))

@@ -84,6 +84,8 @@ async def test_workspace_rows_agent_view_and_opening_a_server(config: tuple[Path
         assert [str(table.get_row_at(i)[0]) for i in range(4)] == ["odd.names", "dies", "hangs", "typo"]
         assert str(table.get_row_at(0)[5]) == "7"
         await pilot.press("down")
+        # the detail follows the highlighted row a refresh later
+        await wait_for(pilot, lambda: str(app.screen.query_one("#server-detail").render()).startswith("dies"))
         detail = str(app.screen.query_one("#server-detail").render())
         assert "exited with code 3" in detail and "FATAL: the disk is on fire" in detail
 
