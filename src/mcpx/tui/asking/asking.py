@@ -238,7 +238,7 @@ class Asking:
         client = self.state.client
         if client is None:
             return None
-        url = client.transport.describe().get("url")
+        url = client.session.describe().get("url")
         return urlparse(url).hostname if isinstance(url, str) else None
 
     # -- elicitation completions --------------------------------------------------------------------

@@ -54,7 +54,7 @@ def spec_for(spec: ServerSpec | None, client: Client, target: str) -> ServerSpec
 
     if spec is not None:
         return spec
-    url = getattr(client.transport, "url", None)
+    url = client.session.describe().get("url")
     return ServerSpec(url=url) if isinstance(url, str) else ServerSpec(command=[target or "server"])
 
 

@@ -268,7 +268,7 @@ class InspectApp(App[int]):
             gc.freeze()
             self._frozen_at = len(self.traffic)
         client = self.client
-        self.in_flight = client.peer.in_flight if client is not None else 0
+        self.in_flight = client.session.in_flight if client is not None else 0
         self.roots_asked = client.roots_asked if client is not None else self.roots_asked
         if self.asking.queue:
             self.asking.show_next()  # the user may have closed the screen that kept a question waiting

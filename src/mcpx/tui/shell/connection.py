@@ -48,7 +48,7 @@ STOP_TIMEOUT = 10.0
 
 def signed_in_text(client: Client) -> str | None:
     """Who mcpx is signed in as on this server and when the token expires, when OAuth signs its requests."""
-    facts = client.transport.describe()
+    facts = client.session.describe()
     url = facts.get("url")
     if facts.get("auth") != "McpOAuth" or not isinstance(url, str):
         return None
@@ -172,7 +172,7 @@ class Connection:
                 connected = True
                 self.client = client
                 self._connected(client, attempt, self.clock() - started)
-                closed = asyncio.ensure_future(client.peer.closed.wait())
+                closed = asyncio.ensure_future(client.session.wait_closed())
                 stopping = asyncio.ensure_future(stop.wait())
                 try:
                     await asyncio.wait({closed, stopping}, return_when=asyncio.FIRST_COMPLETED)
@@ -180,7 +180,7 @@ class Connection:
                     closed.cancel()
                     stopping.cancel()
                 if not stop.is_set():
-                    ended = client.peer.ended or ConnectError("the connection ended")
+                    ended = client.session.ended or ConnectError("the connection ended")
         except McpxError as exc:
             ended = exc
         finally:
@@ -205,7 +205,7 @@ class Connection:
                 server_title=info.title,
                 era=opened.era,
                 protocol_version=opened.protocol_version,
-                transport=getattr(client.transport, "name", None),
+                transport=client.session.transport_name or None,
                 connect_seconds=seconds,
                 signed_in=signed_in_text(client),
             )
@@ -229,7 +229,7 @@ class Connection:
             client_info=client.identity.info,
             client_capabilities=client.identity.capabilities,
             exchange=exchange,
-            transport=dict(client.transport.describe()),
+            transport=client.session.describe(),
             notes=tuple(opened.notes),
         )
         unavailable = {
