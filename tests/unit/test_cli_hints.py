@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from mcpx.cli.hints import command_line
+from mcpx.target import command_line
 from mcpx.transports.spec import ServerSpec
 
 

@@ -160,7 +160,7 @@ async def _run(
         await client.connect()
     except (ConnectError, RequestTimeoutError) as exc:
         await client.close()
-        from mcpx.cli.hints import command_line
+        from mcpx.target import command_line
 
         exc.message += f"\n(run `{command_line('doctor', spec)}` to walk the connection step by step)"
         raise log.secrets.error(exc) from None

@@ -122,7 +122,7 @@ def command(
             protocol_era=protocol_era,
             probe_timeout=probe_timeout,
         )
-        from mcpx.cli.hints import command_line
+        from mcpx.target import command_line
 
         rerun = (
             command_line("check", spec, target=target, server_args=server_args or [])

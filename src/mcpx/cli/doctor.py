@@ -30,7 +30,7 @@ def command(
     def prepare() -> Coroutine[Any, Any, int]:
         o.check_format(fmt)
         spec = connection.spec()
-        from mcpx.cli.hints import command_line
+        from mcpx.target import command_line
 
         # the header is the command that runs this again, as it can be copied (server arguments after --)
         again = (
