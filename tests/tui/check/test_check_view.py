@@ -106,3 +106,35 @@ async def test_a_server_that_cannot_be_reached_points_at_the_doctor() -> None:
         banner = app.query_one(DeathBanner)
         text = str(banner.render())
         assert "Could not connect" in text and f"mcpx doctor {url}" in text
+
+
+async def test_the_doctor_hint_for_a_dead_stdio_server_runs_as_printed() -> None:
+    """A server command with dashed arguments and a space: the banner's hint quotes them after `--`, so
+    the printed line runs `mcpx doctor` on the very same command."""
+    import shlex
+
+    from mcpx.target import resolve_target
+    from mcpx.tui.settings import InspectSettings
+    from mcpx.tui.shell.app import make_app
+    from mcpx.tui.shell.death_banner import DeathBanner
+
+    missing = "/nonexistent dir/mcp-server"  # cannot be started: the connection fails
+    spec = resolve_target(missing, ["-c", "import sys; sys.exit(3)", "--flag x"])
+    app = make_app(spec, settings=InspectSettings())
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session.is_dead, 30)
+        await pilot.pause()
+        banner = app.query_one(DeathBanner)
+        hint = banner.doctor_hint
+        assert hint is not None
+        assert shlex.split(hint) == [
+            "mcpx",
+            "doctor",
+            missing,
+            "--",
+            "-c",
+            "import sys; sys.exit(3)",
+            "--flag x",
+        ]
+        assert app.session.state == "failed", app.session.state  # it never answered: could not connect
+        assert hint in str(banner.render())

@@ -29,6 +29,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from mcpx.errors import McpxError
+from mcpx.target import command_line
 from mcpx.tui.asking.asking import Asking
 from mcpx.tui.asking.roots_view import RootsView
 from mcpx.tui.catalogue.item_browser import ItemBrowser
@@ -188,7 +189,8 @@ class InspectApp(App[int]):
         yield HeaderBar(id="header").data_bind(
             InspectApp.session, InspectApp.in_flight, InspectApp.read_only, InspectApp.waiting
         )
-        yield DeathBanner(id="death-banner").data_bind(InspectApp.session, InspectApp.read_only)
+        hint = command_line("doctor", self.spec) if self.spec is not None else None
+        yield DeathBanner(hint, id="death-banner").data_bind(InspectApp.session, InspectApp.read_only)
         with Horizontal(id="top"):
             yield ItemBrowser(id="browser").data_bind(InspectApp.catalog)
             with TabbedContent(id="side"):

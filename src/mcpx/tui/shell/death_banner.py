@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -29,6 +31,11 @@ class DeathBanner(Static):
     """The connection as the app last saw it."""
     read_only: reactive[bool] = reactive(False)
     """A recording is open: the end is told as recorded, with no key to reconnect."""
+
+    def __init__(self, doctor_hint: str | None = None, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        #: `mcpx doctor …` reaching the same server, runnable as printed (None: the target's label)
+        self.doctor_hint = doctor_hint
 
     def watch_session(self) -> None:
         self._show()
@@ -63,8 +70,9 @@ class DeathBanner(Static):
         if self.read_only:
             parts.append(("\nAs recorded: the session ended here.", "$foreground-muted"))
             return Content.assemble(*parts)
-        if session.state == "failed" and session.target:
-            parts += ["\nTo see which step fails: ", (f"mcpx doctor {printable(session.target)}", "bold")]
+        if session.state == "failed" and (self.doctor_hint or session.target):
+            hint = self.doctor_hint or shlex.join(["mcpx", "doctor", session.target])
+            parts += ["\nTo see which step fails: ", (printable(hint), "bold")]
         parts += ["\nPress ", (" r ", "bold reverse"), " to reconnect (the traffic log is kept), "]
         parts += [(" q ", "bold reverse"), " to quit."]
         return Content.assemble(*parts)
