@@ -19,22 +19,23 @@ def test_the_answer_and_the_end_of_stdout_come_before_the_server_is_stopped(tmp_
     pidfile = tmp_path / "server.pid"
     env = {**os.environ, "MCPX_TEST_PIDFILE": str(pidfile)}
     argv = [*MCPX, "call", server("slow_exit.py"), "3", "--method", "tools/list", "--format", "json"]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    try:
-        assert proc.stdout is not None
-        out = proc.stdout.read()  # to the end of mcpx's stdout
-        ended_at = time.monotonic()
-        server_pid = read_pid(pidfile)
-        # the output ended while the server (which lingers 3 s after stdin closes) was still there
-        assert alive(server_pid) and proc.poll() is None
-        assert [t["name"] for t in json.loads(out)["result"]["tools"]] == ["echo"]
-        assert proc.wait(timeout=30) == 0
-        assert time.monotonic() - ended_at > 1.0  # the exit waited for the stop
-        assert wait_dead(server_pid, timeout=1.0), "the server outlived mcpx"
-        assert proc.stderr is not None and proc.stderr.read() == b""
-    finally:
-        proc.kill()
-        proc.wait()
+    # `with`: the pipes are closed however the test ends (an open one is an unraisable ResourceWarning)
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as proc:
+        try:
+            assert proc.stdout is not None
+            out = proc.stdout.read()  # to the end of mcpx's stdout
+            ended_at = time.monotonic()
+            server_pid = read_pid(pidfile)
+            # the output ended while the server (which lingers 3 s after stdin closes) was still there
+            assert alive(server_pid) and proc.poll() is None
+            assert [t["name"] for t in json.loads(out)["result"]["tools"]] == ["echo"]
+            assert proc.wait(timeout=30) == 0
+            assert time.monotonic() - ended_at > 1.0  # the exit waited for the stop
+            assert wait_dead(server_pid, timeout=1.0), "the server outlived mcpx"
+            assert proc.stderr is not None and proc.stderr.read() == b""
+        finally:
+            proc.kill()
+            proc.wait()
 
 
 def test_with_traffic_on_the_same_pipe_the_answer_comes_before_the_shutdown_lines() -> None:

@@ -172,8 +172,12 @@ class TrafficPanel(Vertical):
     def _filter_typed(self, event: Input.Changed) -> None:
         if self._filter_timer is not None:
             self._filter_timer.stop()
-        value = event.value
-        self._filter_timer = self.set_timer(FILTER_DELAY, lambda: self._apply_filter(value))
+        # the box's value when the timer fires, not this event's: a jump (a Check finding clearing the
+        # filter) may set the box after this event was queued, and a stale value would hide its row again
+        self._filter_timer = self.set_timer(FILTER_DELAY, self._apply_typed_filter)
+
+    def _apply_typed_filter(self) -> None:
+        self._apply_filter(self.query_one("#traffic-filter", Input).value)
 
     @on(Input.Submitted, "#traffic-filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
