@@ -360,3 +360,13 @@ def test_a_variant_mismatch_is_reported_as_the_chosen_options_own_fields() -> No
     shape.choose(1)
     shape.current.fields["side"].load(0)  # type: ignore[attr-defined]
     assert model.issues_by_path() == {("shape", "side"): ["0 is less than the minimum of 1"]}
+
+
+def test_an_object_schema_without_properties_left_empty_is_an_empty_object_and_valid() -> None:
+    """Many servers declare a tool with no arguments as `{"type": "object"}`: its form (a JSON editor)
+    left empty sends `{}`, which the schema accepts (it used to be None, and the call was refused)."""
+    for schema in ({"type": "object"}, {"type": "object", "additionalProperties": False}):
+        model = FormModel(schema)
+        assert model.value() == {}
+        assert model.issues() == []
+    assert FormModel({}).value() is None  # no type: nothing is assumed

@@ -74,7 +74,10 @@ class FormModel:
         """The JSON value to send (an object for a tool's arguments; `{}` when nothing is filled)."""
         value = self.root.value()
         if value is MISSING:
-            return {} if isinstance(self.root, ObjectNode) else None
+            # `{"type": "object"}` with no properties (a tool that takes no arguments, or any) is a JSON
+            # editor: left empty it is still an object, `{}`, as the schema asks
+            object_schema = isinstance(self.root, ObjectNode) or self.schema.get("type") == "object"
+            return {} if object_schema else None
         return value
 
     def load(self, value: Any) -> None:

@@ -214,3 +214,30 @@ async def test_server_everything_typed_numbers_and_cancelled_long_operation() ->
         assert "Cancelled" in str(panel.query_one("#call-status").render())
         app.action_quit()
         await wait_for(pilot, lambda: not app.is_running, CONNECT)
+
+
+async def test_a_tool_without_properties_is_called_with_an_empty_object() -> None:
+    """`{"type": "object"}` and nothing more (odd_names' `silent`): the call button is enabled with the
+    form left empty, and the call sends `arguments: {}`."""
+    app = live_app(ROOT / "tests" / "servers" / "odd_names.py")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.catalog.tools is not None, CONNECT)
+        tools = app.query_one("#tools-list", OptionList)
+        detail = app.query_one(ItemDetail)
+        tools.highlighted = [tool.name for tool in app.catalog.tools or ()].index("silent")
+        await wait_for(
+            pilot,
+            lambda: bool(app.query(ToolCallPanel)) and app.query_one(ToolCallPanel).tool_name == "silent",
+        )
+        assert detail.selection is not None
+        panel = app.query_one(ToolCallPanel)
+        button = panel.query_one("#call-button", Button)
+        await wait_for(pilot, lambda: not button.disabled)
+        button.press()
+
+        def sent() -> list[Any]:
+            return [e for e in app.traffic if e.direction == "out" and e.method == "tools/call"]
+
+        await wait_for(pilot, lambda: bool(sent()), CONNECT)
+        params = json.loads(sent()[-1].raw)["params"]
+        assert params["name"] == "silent" and params["arguments"] == {}
