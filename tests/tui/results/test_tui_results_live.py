@@ -75,7 +75,9 @@ async def test_template_completion_and_read() -> None:
         assert any(e.method == "completion/complete" for e in app.traffic)
         assert panel.uri == "demo://resource/dynamic/text/2"
         panel.query_one("#template-read", Button).press()
-        await wait_for(pilot, lambda: bool(panel.query(ReadResultView)))
+        await wait_for(
+            pilot, lambda: bool(panel.query(ReadResultView)) and bool(panel.query(ResourceContentsView))
+        )
         contents = panel.query_one(ResourceContentsView)
         assert contents.contents["uri"] == "demo://resource/dynamic/text/2"
         assert "text" in contents.contents
