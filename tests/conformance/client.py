@@ -129,6 +129,19 @@ async def schema_preservation(client: Client) -> None:
     await client.call_tool("json_schema_echo", {"schema": schema})
 
 
+async def skills_listed(client: Client) -> None:
+    # listing is not loading: no file of any skill may be read (SEP-2640, no prefetch)
+    await client.skills.list()
+
+
+async def skills_loaded(client: Client) -> None:
+    # load each skill: mcpx reads SKILL.md, verifies it, and reads nothing more of a skill that fails
+    for entry in await client.skills.list():
+        loaded = await client.skills.load(entry)
+        for problem in loaded.all_problems():
+            print(f"mcpx: {problem}", file=sys.stderr)
+
+
 SCENARIOS: dict[str, Callable[[Client], Awaitable[None]]] = {
     "initialize": list_only,
     "tools_call": tools_call,
@@ -141,6 +154,10 @@ SCENARIOS: dict[str, Callable[[Client], Awaitable[None]]] = {
     "http-invalid-tool-headers": invalid_tool_headers,
     "json-schema-ref-no-deref": list_only,
     "json-schema-2020-12-preservation": schema_preservation,
+    "sep-2640-client-no-prefetch": skills_listed,
+    "sep-2640-client-verify-digest": skills_loaded,
+    "sep-2640-client-verify-size": skills_loaded,
+    "sep-2640-client-verify-frontmatter": skills_loaded,
 }
 
 

@@ -108,8 +108,15 @@ AUTH_2026 = [
 ]
 #: the 2025-03-26 back-compat scenarios (no PRM; metadata at the root, or the default endpoints)
 AUTH_2025_03_26 = ["auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback"]
-#: extension scenarios mcpx supports (run by the suite, not scored): client credentials, no browser
-EXTENSIONS = ["auth/client-credentials-basic"]
+#: extension scenarios (run by the suite, not scored): client credentials with no browser; the Skills
+#: extension (SEP-2640): no prefetch, and a SKILL.md that fails its digest, size or frontmatter is not used
+EXTENSIONS = [
+    "auth/client-credentials-basic",
+    "sep-2640-client-no-prefetch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
+]
 
 
 @pytest.mark.skipif(not (BIN / "conformance").exists(), reason="npm test peers not installed (scripts/test)")

@@ -44,6 +44,7 @@ class CallRequest:
     params: str | None
     cursor: str | None
     log_level: str | None
+    verify: bool = False
 
     def check(self) -> None:
         """Refuse what cannot work before any server is started."""
@@ -62,6 +63,10 @@ class CallRequest:
             raise UsageError(f"--log-level must be one of {', '.join(LOG_LEVELS)}, not {self.log_level!r}")
         if self.method == "completion/complete" and self.params is None:
             raise UsageError('--method completion/complete needs --params \'{"ref": {…}, "argument": {…}}\'')
+        if self.method.startswith("skills/") or self.verify:
+            from mcpx.cli import skills_call
+
+            skills_call.check(self.method, self.uri, o.parse_params(self.params), self.verify)
         # parse now so a malformed argument fails before the server starts
         o.parse_tool_args(self.tool_args, self.tool_args_json)
         o.parse_pairs(self.prompt_args, "--prompt-args", "key=value")
@@ -86,6 +91,10 @@ def command(
     params: Annotated[str | None, typer.Option("--params", help="Params as JSON for any method.")] = None,
     cursor: Annotated[str | None, typer.Option("--cursor", help="Fetch one page of a list.")] = None,
     log_level: Annotated[str | None, typer.Option("--log-level")] = None,
+    verify: Annotated[
+        bool,
+        typer.Option("--verify", help="skills/list, skills/get: load the skills and verify every file."),
+    ] = False,
     connection: o.ConnectionOptions = o.FLAGS,
     max_total_timeout: o.MaxTotalTimeout = MAX_TOTAL_TIMEOUT,
     elicit: Annotated[
@@ -119,6 +128,7 @@ def command(
         params,
         cursor,
         log_level,
+        verify,
     )
 
     def prepare() -> Coroutine[Any, Any, int]:
@@ -172,17 +182,18 @@ async def _run(
         raise
     try:
         async with client:
-            result, is_error = await _send(client, request)
+            result, failure = await _send(client, request)
             print_result(result, fmt, secrets=log.secrets, method=request.method)
             release_stdout()  # the answer is complete: stopping the server comes after, unseen by a pipe
-            if is_error:
-                raise ToolError(_tool_error_message(request.tool_name or "", result), tool=request.tool_name)
+            if failure is not None:
+                raise failure
     except McpxError as exc:
         raise log.secrets.error(exc) from None
     return 0
 
 
-async def _send(client: Client, request: CallRequest) -> tuple[Any, bool]:
+async def _send(client: Client, request: CallRequest) -> tuple[Any, McpxError | None]:
+    """The result to print, and the failure to raise once it is printed (a tool error, a failed check)."""
     method = request.method
     params = o.parse_params(request.params)
     if request.log_level is not None and method != "logging/setLevel":
@@ -192,12 +203,19 @@ async def _send(client: Client, request: CallRequest) -> tuple[Any, bool]:
         if modern or "logging" in client.server_capabilities:
             await client.set_logging_level(request.log_level)
     if method == "initialize":
-        return client.opened.raw if client.opened else None, False
+        return client.opened.raw if client.opened else None, None
+    if method in ("skills/list", "skills/get"):
+        from mcpx.cli import skills_call
+
+        result, problems = await skills_call.send(
+            client, method, request.uri, params, request.cursor, request.verify
+        )
+        return result, skills_call.failed(problems) if problems else None
     if method in LIST_METHODS:
         if request.cursor is not None or params is not None:
             merged = {**(params or {}), **({"cursor": request.cursor} if request.cursor is not None else {})}
-            return await client.request(method, merged or None), False
-        return await client.list_all(method, LIST_METHODS[method]), False
+            return await client.request(method, merged or None), None
+        return await client.list_all(method, LIST_METHODS[method]), None
     params = dict(params or {})
     if method == "tools/call":
         if request.tool_name is not None:
@@ -215,7 +233,11 @@ async def _send(client: Client, request: CallRequest) -> tuple[Any, bool]:
                 rpc_code=exc.error_code,
                 data=exc.data,
             ) from None
-        return result, isinstance(result, dict) and result.get("isError") is True
+        if isinstance(result, dict) and result.get("isError") is True:
+            return result, ToolError(
+                _tool_error_message(str(params.get("name") or ""), result), tool=params.get("name")
+            )
+        return result, None
     if (
         method in ("resources/read", "resources/subscribe", "resources/unsubscribe")
         and request.uri is not None
@@ -229,7 +251,7 @@ async def _send(client: Client, request: CallRequest) -> tuple[Any, bool]:
             params["arguments"] = {**params.get("arguments", {}), **prompt_args}
     elif method == "logging/setLevel" and request.log_level is not None:
         params["level"] = request.log_level
-    return await client.request(method, params or None), False
+    return await client.request(method, params or None), None
 
 
 def _ignore_progress(progress: float, total: float | None, message: str | None) -> None:

@@ -22,6 +22,7 @@ from mcpx.protocol.eras import ClientIdentity, Era, Opened
 from mcpx.protocol.facade import Session
 from mcpx.protocol.modern import HttpMirror
 from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
+from mcpx.protocol.skills import Skills
 from mcpx.protocol.subscriptions import Watch
 from mcpx.protocol.url_elicitation import RETRY_KEY, URL_ELICITATION_REQUIRED, after_urls
 from mcpx.transports.base import HeaderMirroring, ProtocolVersionAware, StreamLostError, Transport
@@ -102,6 +103,8 @@ class Client:
         self.session = Session(self.peer, self.reconnect)
         # composed from narrow callables, not the whole client (no import back into this module)
         self.watching = Watch(lambda: self.opened, self.request, self.peer.on_notification)
+        #: the Skills extension (SEP-2640): list, get, load with verification
+        self.skills = Skills(lambda: self.opened, self.request, self.peer.traffic)
         #: over a transport that mirrors messages into HTTP headers (Streamable HTTP)
         self.http: HttpMirror | None = None
         if isinstance(transport, HeaderMirroring):
