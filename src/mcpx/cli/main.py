@@ -37,6 +37,8 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "mock": ("mcpx.cli.mock", False),
     "demo": ("mcpx.cli.demo", False),
     "ls": ("mcpx.cli.ls", False),
+    "proxy": ("mcpx.cli.proxy", True),
+    "sessions": ("mcpx.cli.sessions", False),
 }
 SUB_APPS = {"auth": "mcpx.cli.auth"}
 

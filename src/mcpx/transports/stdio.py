@@ -251,6 +251,20 @@ class StdioTransport:
             raise self.ended_error(f"sending {getattr(message, 'method', 'a message')}") from None
         return event
 
+    def send_bytes(self, line: bytes) -> TrafficEvent:
+        """Write one frame given as bytes, exactly (a proxy relaying a host's frame: no decode-and-encode
+        round trip that could change it), and log it. Raises `ConnectError` once the server's stdin is
+        gone; never waits (the caller relays from a read callback)."""
+        process = self.process
+        if process is None or process.stdin is None or process.stdin.is_closing():
+            raise ConnectError("the server is not running")
+        event = self.traffic.sent_raw(line, "stdio")
+        try:
+            process.stdin.write(line + b"\n")
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
+            raise ConnectError("the server closed its input") from None
+        return event
+
     def receive_with(self, sink: Sink | None) -> None:
         """Hand each received event to `sink` in the read callback itself (see `PushReceiving`)."""
         self._sink = sink

@@ -218,6 +218,11 @@ class TrafficLog:
         """Append a frame we wrote (`text` is exactly what went on the wire)."""
         return self._append_decoded("out", channel, Decoded(text, message), facts)
 
+    def sent_raw(self, raw: bytes, channel: Channel, facts: dict[str, Any] | None = None) -> TrafficEvent:
+        """Decode a frame going out as the bytes it is (a proxy relaying someone else's frame) and append
+        it; like `received`, invalid UTF-8 keeps its exact bytes in the facts."""
+        return self._append_decoded("out", channel, decode(raw), facts)
+
     def info(self, text: str, channel: Channel, /, **facts: Any) -> TrafficEvent:
         """Append a transport or protocol fact (process spawned, stream opened, era chosen, …)."""
         return self._append("info", channel, text, None, facts, [])

@@ -1,0 +1,134 @@
+"""The host's end of a stdio proxy: our own stdin (the host's frames) and stdout (the server's, relayed).
+
+Frames are cut at newlines and handed on as the exact bytes the host wrote (a trailing `\\r` included),
+from the event loop's read callback itself: no reader task to wake per frame, which is most of what a
+relay costs. stdin and stdout may be pipes (what hosts use) or anything else a shell gives (a file, a
+terminal): the same split as `transports.stdio_server` makes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+from collections.abc import Callable
+from typing import BinaryIO
+
+from mcpx.transports.stdio_server import _BlockingWriter, _streams, _Writer
+
+FrameSink = Callable[[bytes], None]
+
+
+class _HostReader(asyncio.Protocol):
+    """Cuts the host's bytes into frames (without their `\\n`) and hands each to `on_frame`."""
+
+    def __init__(self, on_frame: FrameSink, on_eof: Callable[[], None]) -> None:
+        self._on_frame = on_frame
+        self._on_eof = on_eof
+        self._partial: list[bytes] = []
+
+    def data_received(self, data: bytes) -> None:
+        start = 0
+        end = data.find(b"\n")
+        if end >= 0 and self._partial:
+            self._partial.append(data[:end])
+            line = b"".join(self._partial)
+            self._partial.clear()
+            self._frame(line)
+            start = end + 1
+            end = data.find(b"\n", start)
+        while end >= 0:
+            self._frame(data[start:end])
+            start = end + 1
+            end = data.find(b"\n", start)
+        if start < len(data):
+            self._partial.append(data[start:])
+
+    def _frame(self, line: bytes) -> None:
+        if line.strip():  # blank lines are no frames (a host may send them between messages)
+            self._on_frame(line)
+
+    def eof_received(self) -> bool | None:
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._partial:  # the host's last frame had no newline: it still goes on
+            line = b"".join(self._partial)
+            self._partial.clear()
+            self._frame(line)
+        self._on_eof()
+
+
+class HostSide:
+    """Our stdin and stdout as the host sees them."""
+
+    def __init__(self, stdin: BinaryIO, stdout: BinaryIO) -> None:
+        self._stdin = stdin
+        self._stdout = stdout
+        self._writer: _Writer | None = None
+        self._read_transport: asyncio.BaseTransport | None = None
+        #: set when the host has closed our stdin (or its end of our stdout)
+        self.gone = asyncio.Event()
+
+    async def start(self, on_frame: FrameSink) -> None:
+        loop = asyncio.get_running_loop()
+        protocol = _HostReader(on_frame, self.gone.set)
+        if _streams(self._stdin.fileno()):
+            self._read_transport, _ = await loop.connect_read_pipe(lambda: protocol, self._stdin)
+        else:
+            _read_in_thread(self._stdin.fileno(), protocol, loop)
+        if _streams(self._stdout.fileno()):
+            transport, _ = await loop.connect_write_pipe(lambda: _WriteWatch(self.gone.set), self._stdout)
+            self._writer = transport
+        else:
+            self._writer = _BlockingWriter(self._stdout.fileno())
+
+    def write(self, frame: bytes) -> bool:
+        """Write one frame (with its newline); False once the host no longer reads."""
+        writer = self._writer
+        if writer is None or writer.is_closing():
+            self.gone.set()
+            return False
+        writer.write(frame + b"\n")
+        return True
+
+    def close_output(self) -> None:
+        """End our stdout: the host sees the server's output end, as when a server dies."""
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            with contextlib.suppress(Exception):
+                writer.close()
+        if self._read_transport is not None:
+            with contextlib.suppress(Exception):
+                self._read_transport.close()
+
+
+class _WriteWatch(asyncio.BaseProtocol):
+    """Notices the host closing its end of our stdout (the read end of the pipe)."""
+
+    def __init__(self, on_lost: Callable[[], None]) -> None:
+        self._on_lost = on_lost
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._on_lost()
+
+
+def _read_in_thread(fd: int, protocol: _HostReader, loop: asyncio.AbstractEventLoop) -> None:
+    """Feed the reader from a file or a terminal (no pipe transport takes them) until end of file."""
+
+    def pump() -> None:
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            try:
+                if not chunk:
+                    loop.call_soon_threadsafe(protocol.connection_lost, None)
+                    return
+                loop.call_soon_threadsafe(protocol.data_received, chunk)
+            except RuntimeError:  # the loop has closed
+                return
+
+    threading.Thread(target=pump, name="mcpx-proxy-stdin", daemon=True).start()

@@ -1,0 +1,234 @@
+"""`mcpx proxy`: a stdio MCP server that relays every frame between its host and a real server.
+
+    host ──stdin──▶ proxy ──▶ server          each frame is logged once, as if mcpx were the client:
+    host ◀─stdout── proxy ◀── server          host → server `out`, server → host `in`
+
+Frames are relayed as they came, never rewritten: a malformed frame goes on as it is and is flagged in
+the log. The session's traffic log is recorded as it happens (`mcpx.record`, secrets masked) and the
+session is registered in the sessions folder so `mcpx sessions` and `mcpx inspect --attach` find it.
+
+The proxy's own failures never stop the relay: a recorder that cannot write says so once on stderr and
+the frames keep flowing. When one side ends, the other is told as a real peer would tell it: the host
+closing our stdin closes the server the way a host does (stdin, then SIGTERM, then SIGKILL to its
+group); the server dying ends our stdout and we exit with its code, as the server itself would have.
+The server's stderr goes on to ours (hosts show it in their logs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+import orjson
+
+from mcpx.errors import McpxError
+from mcpx.proxy.host import HostSide
+from mcpx.proxy.sessions import SessionEntry, register
+from mcpx.proxy.upstream import Upstream, open_upstream
+from mcpx.record.writer import Recorder, start_recording
+from mcpx.target import ServerSpec
+from mcpx.transports.stdio_server import _streams
+from mcpx.wire import Request, TrafficEvent, TrafficLog
+
+Say = Callable[[str], None]
+#: what the proxy answers a host's request it could not deliver (a bridge's error, not the server's)
+UNDELIVERED = -32000
+
+
+@dataclass(slots=True)
+class ProxyOptions:
+    name: str | None = None
+    #: the recording's path; None: a new file in the sessions folder
+    record: Path | None = None
+    record_secrets: bool = False
+    sessions: Path | None = None
+    stdin: BinaryIO = field(default_factory=lambda: sys.stdin.buffer)
+    stdout: BinaryIO = field(default_factory=lambda: sys.stdout.buffer)
+
+
+class Proxy:
+    def __init__(self, spec: ServerSpec, options: ProxyOptions, say: Say | None = None) -> None:
+        self.spec = spec
+        self.options = options
+        self._stderr = _StderrRelay()
+        self.say: Say = say or (lambda text: self._stderr.write(f"mcpx proxy: {text}"))
+        self.log = TrafficLog()
+        self.upstream: Upstream = open_upstream(spec, self.log)
+        self.host = HostSide(options.stdin, options.stdout)
+        self.recorder: Recorder | None = None
+        self.entry: SessionEntry | None = None
+        self._server_gone = False
+        self._own_failures = 0
+
+    # -- the two directions --------------------------------------------------------------------------
+    def from_host(self, line: bytes) -> None:
+        try:
+            self.upstream.relay(line)
+        except McpxError:
+            self._server_gone = True  # the server's end says so itself; what the host sent is in the log
+        except Exception as exc:
+            self._failed("relaying a frame from the host", exc)
+
+    def from_server(self, event: TrafficEvent) -> None:
+        try:
+            wire = event.facts.get("wire_base64")
+            data = _unbase64(wire) if wire else event.raw.encode("utf-8")
+            if b"\n" in data:
+                # stdio frames are one line; a JSON text's line breaks are whitespace between tokens (a
+                # string cannot hold a raw one), so spaces say the same thing
+                data = data.replace(b"\r\n", b" ").replace(b"\n", b" ")
+                self.log.flag(
+                    event, "relayed to the host with its line breaks as spaces (stdio frames are one line)"
+                )
+            self.host.write(data)
+        except Exception as exc:
+            self._failed("relaying a frame from the server", exc)
+
+    def unanswered(self, request: Request, why: str) -> None:
+        """A host's request the server could not be asked: the host gets an error answer, as from a
+        bridge that lost its server, so it does not wait for ever."""
+        frame = orjson.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": request.id,
+                "error": {
+                    "code": UNDELIVERED,
+                    "message": f"mcpx proxy: the server could not be reached: {why}",
+                },
+            }
+        )
+        self.log.info(
+            f"answered the host's {request.method} (id {request.id!r}) with an error: {why}",
+            "protocol",
+            event="undelivered",
+            id=request.id,
+        )
+        self.host.write(frame)
+
+    def _failed(self, doing: str, exc: BaseException) -> None:
+        self._own_failures += 1
+        if self._own_failures <= 3:
+            self.say(f"internal error while {doing} (relaying goes on): {type(exc).__name__}: {exc}")
+
+    def _on_log(self, event: TrafficEvent) -> None:
+        if event.channel == "stderr":
+            self._stderr.write(event.raw)
+
+    def _recording_failed(self, exc: OSError) -> None:
+        self.say(f"the recording stopped ({exc.strerror or exc}); relaying goes on without it")
+        with contextlib.suppress(Exception):
+            self.log.info(
+                f"the recording stopped: {exc.strerror or exc}", "protocol", event="recording-failed"
+            )
+
+    # -- the session ---------------------------------------------------------------------------------
+    async def run(self) -> int:
+        spec, options = self.spec, self.options
+        self.entry = register(options.sessions, spec.label, options.name, options.record)
+        try:
+            self.recorder = start_recording(
+                self.entry.recording,
+                self.log,
+                spec,
+                record_secrets=options.record_secrets,
+                on_error=self._recording_failed,
+            )
+        except McpxError as exc:  # an unwritable file: relay anyway, say so
+            self.say(str(exc) + "; relaying without a recording")
+        self.log.info(
+            f"mcpx proxy {self.entry.name!r}: relaying between the host on stdio and {spec.label}",
+            "protocol",
+            event="proxy",
+            name=self.entry.name,
+            pid=os.getpid(),
+        )
+        unsubscribe = self.log.subscribe(self._on_log)
+        code = 0
+        try:
+            await self.upstream.start(self.from_server, self.unanswered)
+            await self.host.start(self.from_host)
+            stopped = self._on_signals()
+            host_gone = asyncio.ensure_future(self.host.gone.wait())
+            told = asyncio.ensure_future(stopped.wait())
+            server_ended = asyncio.ensure_future(self.upstream.ended())
+            try:
+                await asyncio.wait({host_gone, told, server_ended}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                host_gone.cancel()
+                told.cancel()
+            if stopped.is_set():
+                server_ended.cancel()
+                self.log.info("the proxy was told to stop: stopping the server", "protocol", event="stopped")
+            elif server_ended.done():
+                self.log.info(
+                    "the server ended: closing the host's connection", "protocol", event="server-ended"
+                )
+                code = self.upstream.exit_code
+            else:
+                server_ended.cancel()
+                self.log.info(
+                    "the host closed the connection: stopping the server", "protocol", event="host-ended"
+                )
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.upstream.close())
+            self.host.close_output()
+            unsubscribe()
+            self._stderr.flush()
+            if self.recorder is not None:
+                self.recorder.close()
+            self.entry.finish(code)
+        return code
+
+    def _on_signals(self) -> asyncio.Event:
+        """SIGTERM, SIGINT and SIGHUP are how hosts stop a server: the proxy then stops its own server
+        the same gentle way and exits 0, instead of dying in the middle of a frame."""
+        stopped = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, stopped.set)
+        return stopped
+
+
+class _StderrRelay:
+    """The server's stderr lines, passed on to ours. Written without blocking the relay: a host that
+    does not read our stderr must not stall its own frames (lines beyond a bound are dropped)."""
+
+    LIMIT = 1 << 20
+
+    def __init__(self, fd: int = 2) -> None:
+        self._fd = fd
+        self._pending = bytearray()
+        if _streams(fd):  # a pipe of the host's: ours alone to write, so non-blocking is safe (not a tty)
+            with contextlib.suppress(OSError):
+                os.set_blocking(fd, False)
+
+    def write(self, line: str) -> None:
+        if len(self._pending) < self.LIMIT:
+            self._pending += line.encode("utf-8", "replace") + b"\n"
+        self.flush()
+
+    def flush(self) -> None:
+        while self._pending:
+            try:
+                written = os.write(self._fd, self._pending)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                self._pending.clear()
+                return
+            del self._pending[:written]
+
+
+def _unbase64(text: str) -> bytes:
+    import base64
+
+    return base64.b64decode(text)

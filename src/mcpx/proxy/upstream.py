@@ -1,0 +1,197 @@
+"""The server's end of a proxy: a stdio process mcpx starts, or a remote server over HTTP.
+
+Both log every frame into the session's traffic log (host → server as `out`, server → host as `in`, as
+if mcpx were the client: a proxied session reads like any recording) and hand the server's frames to
+the relay in the transport's own read callback where the transport allows it.
+
+stdio relays the host's bytes exactly (`StdioTransport.send_bytes`). HTTP POSTs the host's frame as its
+body; it mirrors into headers what the host's frames say (the negotiated version after `initialize`;
+in the handshake-free era each request's `Mcp-Method`, `Mcp-Name` and version from its `_meta`), which
+is what a stdio-only host cannot do itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from mcpx.errors import McpxError
+from mcpx.target import ServerSpec
+from mcpx.transports.base import HeaderMirroring, Mirrored, ProtocolVersionAware, PushReceiving, Transport
+from mcpx.transports.open import open_transport
+from mcpx.transports.stdio import StdioTransport
+from mcpx.wire import Message, Notification, Request, Response, TrafficEvent, TrafficLog
+from mcpx.wire.jsonrpc import decode
+
+ServerFrame = Callable[[TrafficEvent], None]
+#: called when the server cannot be reached for a host's request: (the request, why)
+Unanswered = Callable[[Request, str], None]
+VERSION_META = "io.modelcontextprotocol/protocolVersion"
+
+
+class Upstream(Protocol):
+    """What the relay needs of the server's side."""
+
+    @property
+    def transport(self) -> Transport: ...
+
+    async def start(self, on_frame: ServerFrame, unanswered: Unanswered) -> None: ...
+
+    def relay(self, line: bytes) -> None:
+        """Send one frame of the host's, as it came (raises `McpxError` when the server is gone)."""
+        ...
+
+    async def ended(self) -> None:
+        """Until the server's side is over by itself (its process exited, its output ended)."""
+        ...
+
+    async def close(self) -> None: ...
+
+    @property
+    def exit_code(self) -> int:
+        """What the proxy exits with when the server ended first (a dead server's code)."""
+        ...
+
+
+def open_upstream(spec: ServerSpec, log: TrafficLog) -> Upstream:
+    if spec.command is not None and spec.transport in ("stdio", "auto"):
+        return StdioUpstream(spec, log)
+    return HttpUpstream(spec, log)
+
+
+class StdioUpstream:
+    def __init__(self, spec: ServerSpec, log: TrafficLog) -> None:
+        assert spec.command is not None
+        self._transport = StdioTransport(spec.command, traffic=log, env=spec.env, cwd=spec.cwd)
+        self._drain: asyncio.Task[None] | None = None
+
+    @property
+    def transport(self) -> StdioTransport:
+        return self._transport
+
+    async def start(self, on_frame: ServerFrame, unanswered: Unanswered) -> None:
+        self.transport.receive_with(on_frame)  # from the first frame on, in the read callback
+        await self.transport.start()
+        self._drain = asyncio.create_task(self._read(on_frame), name="mcpx-proxy-server")
+
+    async def _read(self, on_frame: ServerFrame) -> None:
+        # with a sink set the iterator yields nothing new; it ends (after the process) when the server does
+        with contextlib.suppress(Exception):
+            async for event in self.transport:
+                on_frame(event)
+
+    def relay(self, line: bytes) -> None:
+        self.transport.send_bytes(line)
+
+    async def ended(self) -> None:
+        assert self._drain is not None
+        await asyncio.shield(self._drain)
+
+    async def close(self) -> None:
+        await self.transport.close()
+        if self._drain is not None:
+            self._drain.cancel()
+
+    @property
+    def exit_code(self) -> int:
+        code = self.transport.returncode
+        if code is None:
+            return 1
+        return 128 - code if code < 0 else code  # killed by a signal: the shell's way of saying it
+
+
+class HttpUpstream:
+    def __init__(self, spec: ServerSpec, log: TrafficLog) -> None:
+        self._transport = open_transport(spec, log)
+        self._log = log
+        self._reader: asyncio.Task[None] | None = None
+        self._sends: set[asyncio.Task[None]] = set()
+        self._unanswered: Unanswered | None = None
+        self._version: str | None = None
+
+    @property
+    def transport(self) -> Transport:
+        return self._transport
+
+    async def start(self, on_frame: ServerFrame, unanswered: Unanswered) -> None:
+        self._unanswered = unanswered
+
+        def heard(event: TrafficEvent) -> None:
+            self._learn(event)
+            on_frame(event)
+
+        transport = self.transport
+        if isinstance(transport, HeaderMirroring):
+            transport.mirror_headers(_mirror)
+        await transport.start()
+        if isinstance(transport, PushReceiving):
+            transport.receive_with(heard)
+        self._reader = asyncio.create_task(self._read(heard), name="mcpx-proxy-server")
+
+    async def _read(self, heard: ServerFrame) -> None:
+        with contextlib.suppress(Exception):
+            async for event in self.transport:
+                heard(event)
+
+    def _learn(self, event: TrafficEvent) -> None:
+        """The legacy era's version, from the server's answer to `initialize`, goes into every later
+        request's `MCP-Protocol-Version` header (the transport learns it from the layer above)."""
+        message = event.message
+        if (
+            event.method == "initialize"
+            and isinstance(message, Response)
+            and isinstance(message.result, dict)
+        ):
+            version = message.result.get("protocolVersion")
+            if isinstance(version, str) and isinstance(self.transport, ProtocolVersionAware):
+                self._version = version
+                self.transport.set_protocol_version(version)
+
+    def relay(self, line: bytes) -> None:
+        decoded = decode(line)
+        message = decoded.message
+        task = asyncio.create_task(self._send(decoded.text, message))
+        self._sends.add(task)
+        task.add_done_callback(self._sends.discard)
+
+    async def _send(self, text: str, message: Message) -> None:
+        try:
+            await self.transport.send(text, message)
+        except McpxError as exc:
+            if isinstance(message, Request) and self._unanswered is not None:
+                self._unanswered(message, str(self._log.secrets.error(exc)))
+        except Exception as exc:  # the proxy's own failure: the host still gets an answer
+            if isinstance(message, Request) and self._unanswered is not None:
+                self._unanswered(message, f"{type(exc).__name__}: {exc}")
+
+    async def ended(self) -> None:
+        assert self._reader is not None
+        await asyncio.shield(self._reader)
+
+    async def close(self) -> None:
+        for task in list(self._sends):
+            task.cancel()
+        await self.transport.close()
+        if self._reader is not None:
+            self._reader.cancel()
+
+    @property
+    def exit_code(self) -> int:
+        return 1
+
+
+def _mirror(message: Message) -> Mirrored | None:
+    """The handshake-free era's headers for a host's request that carries that era's `_meta`; None for
+    the handshake era's messages (the transport then sends its session headers)."""
+    from mcpx.protocol.http_headers import message_headers
+
+    if not isinstance(message, (Request, Notification)):
+        return None
+    params: Any = message.params
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(VERSION_META) if isinstance(meta, dict) else None
+    if not isinstance(version, str):
+        return None
+    return Mirrored(headers=message_headers(version, message.method, params))

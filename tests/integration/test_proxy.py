@@ -1,0 +1,259 @@
+"""`mcpx proxy` between a host and a real server: a host written here (exact bytes in and out) drives one
+proxied session that every assertion of the module shares; a second, short one has its server die.
+
+The host is a subprocess pipe pair, as Claude or Cursor give a stdio server; the server is
+`tests/servers/proxy_peer.py`, which writes down the exact bytes it read and can send malformed frames.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PEER = ROOT / "tests" / "servers" / "proxy_peer.py"
+SECRET = "tok-3f9a7c21e8d4b6"
+pytestmark = pytest.mark.timeout(60)
+
+
+@dataclass
+class Host:
+    """A host on the proxy's stdin/stdout: sends frames as bytes, reads lines as bytes."""
+
+    process: subprocess.Popen[bytes]
+    sent: list[bytes] = field(default_factory=list)
+    received: list[bytes] = field(default_factory=list)
+    lines: queue.Queue[bytes | None] = field(default_factory=queue.Queue)
+
+    def __post_init__(self) -> None:
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def send(self, frame: bytes) -> None:
+        assert self.process.stdin is not None
+        self.sent.append(frame)
+        self.process.stdin.write(frame + b"\n")
+        self.process.stdin.flush()
+
+    def until(self, rid: int, timeout: float = 20.0) -> dict[str, Any]:
+        """Read lines until the answer to `rid`; every line read is kept."""
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            if line is None:
+                raise AssertionError(f"the proxy's output ended before the answer to {rid}")
+            self.received.append(line.rstrip(b"\n"))
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict) and message.get("id") == rid and "method" not in message:
+                return message
+
+    def finish(self) -> None:
+        """Kill the proxy if it still runs, and close the pipes (after its output has ended)."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if pipe is not None:
+                pipe.close()
+
+    def rest(self) -> None:
+        while (line := self.lines.get(timeout=20)) is not None:
+            self.received.append(line.rstrip(b"\n"))
+
+
+def start_proxy(tmp: Path, *words: str, env: dict[str, str] | None = None) -> Host:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcpx", "proxy", *words],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "MCPX_DATA_DIR": str(tmp / "data"), **(env or {})},
+    )
+    return Host(process)
+
+
+def sessions(tmp: Path) -> list[dict[str, Any]]:
+    out = subprocess.run(
+        [sys.executable, "-m", "mcpx", "sessions", "--format", "json"],
+        capture_output=True,
+        env={**os.environ, "MCPX_DATA_DIR": str(tmp / "data")},
+        timeout=30,
+        check=True,
+    ).stdout
+    return list(json.loads(out)["sessions"])
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def frame(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj, ensure_ascii=False).encode()  # spaces after , and : — kept as they are
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    tmp = tmp_path_factory.mktemp("proxy")
+    seen, pidfile = tmp / "seen.bin", tmp / "peer.pid"
+    host = start_proxy(
+        tmp,
+        "--name",
+        "shared",
+        sys.executable,
+        str(PEER),
+        env={"API_TOKEN": SECRET, "PROXY_PEER_SEEN": str(seen), "PROXY_PEER_PID": str(pidfile)},
+    )
+    try:
+        client = {"name": "test-host", "version": "2.5"}
+        init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+        host.send(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
+        answers = {1: host.until(1)}
+        host.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        host.send(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
+        answers[2] = host.until(2)
+        host.send(b"this is not json")
+        answers[0] = host.until(None)  # type: ignore[arg-type]  # the parse error's id is null
+        call = {"name": "echo", "arguments": {"text": "héllo wörld"}}
+        host.send(frame({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call}))
+        answers[3] = host.until(3)
+        host.send(b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"env"}}')
+        answers[4] = host.until(4)
+        host.send(b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"garble"}}')
+        answers[5] = host.until(5)
+        host.send(b'{"jsonrpc":"2.0","id":6,"method":"ping"}\r')  # a CRLF host: the \r goes on too
+        answers[6] = host.until(6)
+        live = sessions(tmp)
+        assert host.process.stdin is not None
+        host.process.stdin.close()
+        host.process.stdin = None
+        host.rest()
+        code = host.process.wait(timeout=20)
+        assert host.process.stderr is not None
+        stderr = host.process.stderr.read().decode(errors="replace")
+    finally:
+        host.finish()
+    return {
+        "host": host,
+        "answers": answers,
+        "code": code,
+        "stderr": stderr,
+        "seen": seen.read_bytes(),
+        "peer_pid": int(pidfile.read_text()),
+        "live": live,
+        "after": sessions(tmp),
+        "tmp": tmp,
+    }
+
+
+def _recording(shared: dict[str, Any]) -> list[dict[str, Any]]:
+    path = Path(shared["after"][0]["recording"])
+    return [json.loads(line) for line in path.read_bytes().splitlines()]
+
+
+def _wire(event: dict[str, Any]) -> bytes:
+    exact = (event.get("facts") or {}).get("wire_base64")
+    return base64.b64decode(exact) if exact else event["raw"].encode()
+
+
+def test_the_host_gets_the_servers_answers(shared: dict[str, Any]) -> None:
+    answers = shared["answers"]
+    assert shared["code"] == 0
+    assert answers[1]["result"]["serverInfo"] == {"name": "proxy-peer", "version": "1.0"}
+    assert [tool["name"] for tool in answers[2]["result"]["tools"]] == ["echo", "env", "garble", "die"]
+    assert answers[0]["error"]["code"] == -32700
+    assert answers[3]["result"]["content"][0]["text"] == "héllo wörld"
+    assert answers[4]["result"]["content"][0]["text"] == SECRET  # the host sees its own secret: relayed
+    assert answers[6]["result"] == {}
+
+
+def test_every_byte_is_relayed_unchanged_both_ways(shared: dict[str, Any]) -> None:
+    host = shared["host"]
+    # what the server read is exactly what the host wrote, spaces, malformed line and \r included
+    assert shared["seen"] == b"".join(sent + b"\n" for sent in host.sent)
+    # the server's malformed frames reached the host as they were: cut JSON, invalid UTF-8
+    assert b'{"jsonrpc":"2.0","id":5,"result":' in host.received
+    assert any(b"caf\xe9" in line for line in host.received)
+
+
+def test_the_recording_holds_the_exact_frames_flagged_and_masked(shared: dict[str, Any]) -> None:
+    host = shared["host"]
+    events = _recording(shared)
+    header, events = events[0], events[1:]
+    assert header["mcpx_recording"] == 1 and header["secrets"] == "masked"
+    out = [e for e in events if e["direction"] == "out" and e["channel"] == "stdio"]
+    into = [e for e in events if e["direction"] == "in" and e["channel"] == "stdio"]
+    assert [_wire(e) for e in out] == host.sent
+    redacted = [e for e in into if e.get("redacted")]
+    assert [_wire(e) for e in into if not e.get("redacted")] == [
+        line for line in host.received if SECRET.encode() not in line
+    ]
+    # the secret the host passed in the server's env is masked where it came back
+    assert len(redacted) == 1 and SECRET not in json.dumps(events) and SECRET[-4:] in redacted[0]["raw"]
+    flagged = {e["raw"][:20]: e["flags"] for e in [*out, *into] if e.get("flags")}
+    assert any("not JSON" in flag for flag in flagged["this is not json"])
+    assert any("invalid UTF-8" in flag for flags in flagged.values() for flag in flags)
+    assert any(
+        e["direction"] == "in" and e["channel"] == "stderr" and e["raw"] == "proxy-peer ready" for e in events
+    )
+
+
+def test_the_servers_stderr_reaches_the_hosts_stderr(shared: dict[str, Any]) -> None:
+    assert "proxy-peer ready" in shared["stderr"]
+
+
+def test_the_session_is_listed_live_then_ended(shared: dict[str, Any]) -> None:
+    live = [row for row in shared["live"] if row["name"] == "shared"]
+    assert len(live) == 1 and live[0]["live"] is True
+    assert live[0]["host"] == "test-host 2.5" and live[0]["server"] == "proxy-peer 1.0"
+    assert live[0]["era"] == "legacy"
+    (after,) = shared["after"]
+    assert after["live"] is False and after["exit_code"] == 0
+    assert after["frames"] >= 14 and after["problems"] >= 3
+    assert Path(after["recording"]).parent == shared["tmp"] / "data" / "sessions"
+    assert oct(Path(after["recording"]).stat().st_mode & 0o777) == "0o600"
+
+
+def test_no_process_is_left_when_the_host_leaves(shared: dict[str, Any]) -> None:
+    assert not alive(shared["peer_pid"])
+
+
+def test_a_dying_server_ends_the_hosts_connection_with_its_code(tmp_path: Path) -> None:
+    pidfile = tmp_path / "peer.pid"
+    host = start_proxy(
+        tmp_path, "--record", str(tmp_path / "died.mcpx.jsonl"), sys.executable, str(PEER),
+        env={"PROXY_PEER_PID": str(pidfile)},
+    )  # fmt: skip
+    try:
+        host.send(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"die"}}')
+        host.rest()  # our stdout ends, as the server's would
+        assert host.process.wait(timeout=20) == 3
+        assert host.process.stderr is not None
+        assert "FATAL: the disk is on fire" in host.process.stderr.read().decode()
+    finally:
+        host.finish()
+    assert not alive(int(pidfile.read_text()))
+    lines = (tmp_path / "died.mcpx.jsonl").read_text().splitlines()
+    assert any('"exited"' in line and '"returncode":3' in line for line in lines)
