@@ -257,3 +257,35 @@ def test_a_dying_server_ends_the_hosts_connection_with_its_code(tmp_path: Path) 
     assert not alive(int(pidfile.read_text()))
     lines = (tmp_path / "died.mcpx.jsonl").read_text().splitlines()
     assert any('"exited"' in line and '"returncode":3' in line for line in lines)
+
+
+def test_a_stdio_host_reaches_an_http_server_through_the_proxy(tmp_path: Path) -> None:
+    """The bridge: a stdio-only host, a Streamable HTTP server. The host pipelines its first frames;
+    the proxy holds them until the handshake's answer brings the session they need."""
+    from http_servers import running, sdk_server
+
+    with running(sdk_server()) as (server,):
+        host = start_proxy(tmp_path, "--name", "bridge", server.url())
+        try:
+            init = {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "h", "version": "1"},
+            }
+            host.send(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
+            host.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+            host.send(
+                b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"headers","arguments":{}}}'
+            )
+            assert host.until(1)["result"]["serverInfo"]["name"] == "http-sdk"
+            headers = json.loads(host.until(2)["result"]["content"][0]["text"])
+            assert headers["mcp-protocol-version"] == "2025-06-18" and headers["mcp-session-id"]
+            assert host.process.stdin is not None
+            host.process.stdin.close()
+            host.process.stdin = None
+            host.rest()
+            assert host.process.wait(timeout=20) == 0
+        finally:
+            host.finish()
+    (row,) = sessions(tmp_path)
+    assert row["server"] == "http-sdk 2.0.0" and row["host"] == "h 1" and row["problems"] == 0

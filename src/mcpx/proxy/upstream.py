@@ -110,6 +110,8 @@ class HttpUpstream:
         self._sends: set[asyncio.Task[None]] = set()
         self._unanswered: Unanswered | None = None
         self._version: str | None = None
+        #: resolved when the handshake's POST is over (None: no handshake in flight or ever)
+        self._gate: asyncio.Future[None] | None = None
 
     @property
     def transport(self) -> Transport:
@@ -152,19 +154,37 @@ class HttpUpstream:
     def relay(self, line: bytes) -> None:
         decoded = decode(line)
         message = decoded.message
-        task = asyncio.create_task(self._send(decoded.text, message))
+        before = self._gate
+        opens = None
+        if isinstance(message, Request) and message.method == "initialize":
+            # what follows the handshake waits for its answer: that answer brings the session id (and
+            # decides Streamable HTTP or HTTP+SSE) every later POST needs; a host that pipelines its
+            # first frames must not have them sent without it
+            opens = self._gate = asyncio.get_running_loop().create_future()
+        task = asyncio.create_task(self._send(decoded.text, message, before, opens))
         self._sends.add(task)
         task.add_done_callback(self._sends.discard)
 
-    async def _send(self, text: str, message: Message) -> None:
+    async def _send(
+        self,
+        text: str,
+        message: Message,
+        before: asyncio.Future[None] | None,
+        opens: asyncio.Future[None] | None,
+    ) -> None:
         try:
-            await self.transport.send(text, message)
+            if before is not None:
+                await asyncio.shield(before)
+            await self.transport.send(text, message)  # lasts until the answer has been read
         except McpxError as exc:
             if isinstance(message, Request) and self._unanswered is not None:
                 self._unanswered(message, str(self._log.secrets.error(exc)))
         except Exception as exc:  # the proxy's own failure: the host still gets an answer
             if isinstance(message, Request) and self._unanswered is not None:
                 self._unanswered(message, f"{type(exc).__name__}: {exc}")
+        finally:
+            if opens is not None and not opens.done():
+                opens.set_result(None)
 
     async def ended(self) -> None:
         assert self._reader is not None
