@@ -124,3 +124,57 @@ async def test_a_problem_in_a_list_is_flagged_on_the_page_that_has_it_not_on_the
             assert notes and notes[-1].seq > page.seq and not notes[-1].flags
     finally:
         await server.close()
+
+
+async def test_every_request_ends_in_a_state_in_the_log() -> None:
+    """Timed out, cancelled and connection-ended requests each get a request-ended fact on the log that
+    names them; answered ones get none, and a late answer still finds its request."""
+    from mcpx.errors import ConnectError, McpxError
+    from mcpx.wire.traffic import REQUEST_ENDED
+
+    async with pair() as (client, server):
+        release = {rid: asyncio.Event() for rid in (11, 12, 13, 14)}
+        arrived: asyncio.Queue[Any] = asyncio.Queue()
+
+        async def hang(params: Any, request: IncomingRequest) -> Any:
+            arrived.put_nowait(request.id)
+            await release[request.id].wait()  # type: ignore[index]
+            return {"late": True}
+
+        server.on_request("hang", hang)
+        log = client.traffic
+        with pytest.raises(RequestTimeoutError):
+            # as a probe does: no cancellation, so the server answers late
+            await client.request_event("hang", timeout=0.2, request_id=11, cancel_on_timeout=False)
+        await arrived.get()
+        cancelled = asyncio.ensure_future(client.request("hang", timeout=None, request_id=12))
+        await arrived.get()
+        cancelled.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await cancelled
+        told = asyncio.ensure_future(client.request("hang", timeout=None, request_id=13))
+        await arrived.get()
+        await client.cancel(13, "the user pressed Esc")
+        with pytest.raises(McpxError):
+            await told
+        assert await client.request("ping") == {}
+        release[11].set()
+        gone = asyncio.ensure_future(client.request("hang", timeout=None, request_id=14))
+        await arrived.get()  # (the late answer to 11 went first, on the same ordered pipe)
+        await server.transport.close()
+        with pytest.raises(ConnectError):
+            await gone
+
+    requests = {e.rpc_id: e for e in log if e.kind == "request" and e.direction == "out"}
+    outcomes = {
+        rid: (ending.facts["outcome"] if (ending := log.ending_of(r.seq)) else None)
+        for rid, r in requests.items()
+    }
+    assert outcomes[11] == "timed out" and outcomes[12] == "cancelled" and outcomes[13] == "cancelled"
+    assert outcomes[14] == "no answer"
+    assert [v for rid, v in outcomes.items() if rid not in (11, 12, 13, 14)] == [None]  # ping: answered
+    endings = [e for e in log if e.facts.get("event") == REQUEST_ENDED]
+    assert [log.ended_request(e) for e in endings] == [requests[i].seq for i in (11, 12, 13, 14)]
+    assert "the user pressed Esc" in endings[2].raw
+    assert requests[11].response_seq is not None  # the late answer found its request
+    assert any("late answer" in f for f in log[requests[11].response_seq].flags)

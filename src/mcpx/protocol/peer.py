@@ -258,6 +258,7 @@ class Peer:
             return await pending.future
         except RequestTimeoutError as exc:
             self._expired[rid] = method
+            self.traffic.unanswered(rid, "timed out", exc.message)
             if cancel_on_timeout and method != "initialize":  # the spec forbids cancelling initialize
                 # tell the server before the caller goes on (it may close the connection next)
                 after = exc.details.get("timeout") or exc.details.get("max_total_timeout")
@@ -268,9 +269,17 @@ class Peer:
             # cancelling our task cancelled the future it awaited: an answer that came first is `done()`
             # without being `cancelled()`, and then there is nothing left to cancel on the server
             unanswered = not pending.future.done() or pending.future.cancelled()
+            if unanswered:
+                self.traffic.unanswered(rid, "cancelled", "the caller cancelled the request")
             if unanswered and method != "initialize" and self._ended is None:
                 with contextlib.suppress(Exception):
                     await self._cancel_remote(rid, "the caller cancelled the request")
+            raise
+        except RpcError:
+            raise  # answered, with an error
+        except McpxError as exc:
+            # the connection ended with the request unanswered (a cancel() recorded its own ending first)
+            self.traffic.unanswered(rid, "no answer", exc.message.splitlines()[0])
             raise
         finally:
             _SENDING.reset(sending)
@@ -316,6 +325,7 @@ class Peer:
         pending = self._pending.get(request_id)
         if pending is None:
             return
+        self.traffic.unanswered(request_id, "cancelled", reason)
         await self._cancel_remote(request_id, reason)
         if not pending.future.done():
             pending.future.set_exception(McpxError(f"{pending.method} was cancelled: {reason}"))

@@ -370,8 +370,7 @@ def _add(log: TrafficLog, clock: _Clock, obj: Any, recording: Recording) -> str 
     facts = facts if isinstance(facts, dict) else {}
     flags = obj.get("flags")
     if direction == "info":
-        event = log.info(raw, channel)
-        event.facts.update(facts)
+        event = log.info(raw, channel, **facts)  # (a request-ended fact links to its request again)
     elif channel == "stderr":
         event = log.stderr(raw)
     elif direction == "in":

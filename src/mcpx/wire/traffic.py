@@ -43,6 +43,11 @@ EventKind = Literal["request", "notification", "response", "error", "malformed",
 DIRECTIONS: tuple[Direction, ...] = get_args(Direction)
 CHANNELS: tuple[Channel, ...] = get_args(Channel)
 EVENT_KINDS: tuple[EventKind, ...] = get_args(EventKind)
+#: how a request of ours ended without an answer (recorded by the peer as a `request-ended` info event)
+RequestOutcome = Literal["cancelled", "timed out", "no answer"]
+REQUEST_OUTCOMES: tuple[RequestOutcome, ...] = get_args(RequestOutcome)
+#: the `facts["event"]` of the info event that ends a request without an answer
+REQUEST_ENDED = "request-ended"
 #: how many answered request ids the log remembers to recognise duplicates
 ANSWERED_MEMORY = 10_000
 #: events held as objects before the oldest spill to disk, and the raw text they may hold
@@ -141,6 +146,9 @@ class TrafficLog:
         #: recently answered requests, so a second answer is called a duplicate
         self._answered: OrderedDict[tuple[str, JsonId], int] = OrderedDict()
         self._open: dict[tuple[str, JsonId], TrafficEvent] = {}
+        #: requests that ended without an answer: request seq -> the `request-ended` event's seq, and back
+        self._endings: dict[int, int] = {}
+        self._ended_requests: dict[int, int] = {}
         self._clock = clock
         self._wall = wall
         self.started_mono = clock()
@@ -187,6 +195,15 @@ class TrafficLog:
     def find_response(self, event: TrafficEvent) -> TrafficEvent | None:
         return None if event.response_seq is None else self[event.response_seq]
 
+    def ending_of(self, request_seq: int) -> TrafficEvent | None:
+        """The `request-ended` event of a request that ended without an answer, or None."""
+        ending = self._endings.get(request_seq)
+        return None if ending is None else self[ending]
+
+    def ended_request(self, event: TrafficEvent) -> int | None:
+        """The seq of the request that a `request-ended` event ends (None for any other event)."""
+        return self._ended_requests.get(event.seq)
+
     # -- listening -----------------------------------------------------------------------------------
     def subscribe(self, listener: Listener, *, replay: bool = False) -> Callable[[], None]:
         """Call `listener` for every new event (and, with replay, for those already here)."""
@@ -225,7 +242,29 @@ class TrafficLog:
 
     def info(self, text: str, channel: Channel, /, **facts: Any) -> TrafficEvent:
         """Append a transport or protocol fact (process spawned, stream opened, era chosen, …)."""
-        return self._append("info", channel, text, None, facts, [])
+        if facts.get("event") != REQUEST_ENDED:
+            return self._append("info", channel, text, None, facts, [])
+        event = self._append("info", channel, text, None, facts, [], notify=False)
+        rid = facts.get("id")  # from a recording, anything at all
+        request = self._open.get(("out", rid)) if isinstance(rid, (int, str)) else None
+        if request is not None and request.seq not in self._endings and request.response_seq is None:
+            self._endings[request.seq] = event.seq
+            self._ended_requests[event.seq] = request.seq
+        self._spill_if_full()
+        self._notify(event)
+        return event
+
+    def unanswered(self, request_id: JsonId, outcome: RequestOutcome, reason: str) -> TrafficEvent | None:
+        """Record that our request `request_id` ends with no answer: `outcome` and why, as an info event.
+
+        The request stays open, so a late answer still finds it (and is flagged as late by the peer);
+        its row keeps the outcome. Nothing is recorded for a request already answered or ended.
+        """
+        request = self._open.get(("out", request_id))
+        if request is None or request.response_seq is not None or request.seq in self._endings:
+            return None
+        text = f"{request.method} (id {request_id!r}) {outcome}: {reason}"
+        return self.info(text, "protocol", event=REQUEST_ENDED, outcome=outcome, id=request_id)
 
     def stderr(self, line: str, flags: list[str] | None = None) -> TrafficEvent:
         return self._append("in", "stderr", line, None, {}, flags or [])

@@ -25,6 +25,7 @@ from mcpx.tui.forms.schema_form import SchemaForm
 from mcpx.tui.results.result_view import ResultView
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.app import InspectApp, make_app
+from mcpx.tui.traffic.traffic_filter import status_of
 from mcpx.tui.widgets.confirm_screen import ConfirmScreen
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -180,6 +181,23 @@ async def test_hard_catalogue_forms_validate_call_confirm_progress_and_cancel() 
         cancel = [e for e in app.traffic.since(first) if e.method == "notifications/cancelled"]
         assert cancel and cancel[0].direction == "out"
         assert finished[-1].tool_name == "slow" and "cancelled" in str(finished[-1].outcome)
+
+        # the traffic log: the cancelled call ends in its state (its bar stops), a tool's isError counts
+        # as an error, each row names its tool, and the filter finds both
+        log, view = app.traffic, app.panel.traffic_view
+        slow = [e for e in log if e.kind == "request" and e.method == "tools/call"][-1]
+        await wait_for(pilot, lambda: status_of(slow, log) == "cancelled")
+        assert app.client is not None
+        outcome = await app.client.call_tool("no_such_tool", {})
+        assert outcome.is_error
+        failed = [e for e in log if e.kind == "request" and e.method == "tools/call"][-1]
+        await wait_for(pilot, lambda: view._scanned == len(log))
+        row = "".join(s.text for s in view.render_row(failed, 140))
+        assert "tools/call no_such_tool" in row and "isError" in row
+        view.filter_text = "status:cancelled"
+        await wait_for(pilot, lambda: list(view.rows) == [slow.seq])
+        view.filter_text = "status:error method:tools/call"
+        await wait_for(pilot, lambda: list(view.rows) == [failed.seq, failed.response_seq])
         app.action_quit()
         await wait_for(pilot, lambda: not app.is_running, CONNECT)
 

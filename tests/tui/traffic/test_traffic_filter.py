@@ -125,3 +125,48 @@ def test_typed_values_never_become_code() -> None:
         matcher = TrafficFilter.parse(text).compile(log)
         assert "import" not in matcher.condition and "os" not in matcher.condition
         matcher.scan(log)
+
+
+def outcomes_session() -> TrafficLog:
+    """A tool that answered isError, one cancelled, one timed out (then answered late), one left when the
+    connection ended."""
+    log = session()
+
+    def call(rid: int, tool: str) -> None:
+        text = f'{{"jsonrpc":"2.0","id":{rid},"method":"tools/call","params":{{"name":"{tool}"}}}}'
+        log.sent(text, Request(rid, "tools/call", {"name": tool}), "stdio")
+
+    call(5, "fail")  # 11
+    log.received(b'{"jsonrpc":"2.0","id":5,"result":{"content":[],"isError":true}}', "stdio")  # 12
+    call(6, "slow")  # 13
+    log.unanswered(6, "cancelled", "the user pressed Esc")  # 14
+    call(7, "slower")  # 15
+    log.unanswered(7, "timed out", "no answer within 60 s")  # 16
+    log.received(b'{"jsonrpc":"2.0","id":7,"result":{"content":[]}}', "stdio")  # 17: late
+    call(8, "echo")  # 18
+    log.unanswered(8, "no answer", "the server exited")  # 19
+    assert log.unanswered(8, "cancelled", "twice") is None  # one ending per request
+    assert log.unanswered(5, "cancelled", "answered already") is None
+    return log
+
+
+def test_tool_errors_and_unanswered_requests_carry_their_state() -> None:
+    from mcpx.tui.traffic.traffic_filter import label_of, status_of
+
+    log = outcomes_session()
+    assert [status_of(log[s], log) for s in (11, 12, 13, 15, 18)] == [
+        "isError",
+        "isError",
+        "cancelled",
+        "timed out",
+        "no answer",
+    ]
+    assert matches("status:error", log) == [4, 6, 8, 11, 12]
+    assert matches("status:ok kind:response", log) == [2, 5, 17]
+    assert matches("status:cancelled", log) == [13]
+    assert matches("status:timeout", log) == [15]
+    assert matches("status:no-answer", log) == [18]
+    assert matches("status:unanswered", log) == [13, 15, 18]
+    assert matches("status:pending", log) == [10]
+    assert label_of(log[11], log) == "tools/call fail" and label_of(log[12], log) == "tools/call fail"
+    assert label_of(log[3], log) == "tools/list"

@@ -6,6 +6,9 @@
                                answers); a substring, or a glob with * and ?
     dir:in  dir:out  dir:info  direction (also ← → •)
     status:error  status:ok  status:malformed  status:pending  status:-32601
+                               (error: a JSON-RPC error, a malformed answer or a tool's isError result)
+    status:cancelled  status:timeout  status:no-answer   requests that ended without an answer
+                               (status:unanswered: any of the three)
     id:7                       JSON-RPC id (a request and its response share it)
     dur:>500ms  dur:<=2s       latency of a response, or of the response to a request (ms, s, us)
     kind:notification          request, notification, response, error, malformed, stderr, info
@@ -33,7 +36,16 @@ from typing import Any
 
 from mcpx.tui.widgets.glyphs import ARROWS
 from mcpx.wire.jsonrpc import ErrorResponse, Malformed, Notification, Request, Response
-from mcpx.wire.traffic import CHANNELS, DIRECTIONS, EVENT_KINDS, Direction, TrafficEvent, TrafficLog
+from mcpx.wire.traffic import (
+    CHANNELS,
+    DIRECTIONS,
+    EVENT_KINDS,
+    REQUEST_OUTCOMES,
+    Direction,
+    RequestOutcome,
+    TrafficEvent,
+    TrafficLog,
+)
 
 Predicate = Callable[[TrafficEvent], bool]
 
@@ -45,7 +57,17 @@ _DIRS: dict[str, Direction] = {
     "<": "in",
     ">": "out",
 }
-_STATUS_WORDS = ("ok", "error", "malformed", "pending")
+#: what `status:` accepts for requests that ended unanswered, and the outcomes each word means
+_OUTCOME_WORDS: dict[str, frozenset[str]] = {
+    "cancelled": frozenset({"cancelled"}),
+    "timeout": frozenset({"timed out"}),
+    "timed-out": frozenset({"timed out"}),
+    "no-answer": frozenset({"no answer"}),
+    "unanswered": frozenset(REQUEST_OUTCOMES),
+}
+_STATUS_WORDS = ("ok", "error", "malformed", "pending", *_OUTCOME_WORDS)
+#: a tools/call result that says the tool failed
+TOOL_ERROR = "isError"
 _DUR = re.compile(r"^(>=|<=|>|<|=)?\s*(\d+(?:\.\d*)?|\.\d+)\s*(us|µs|ms|s|m)?$")
 _UNITS = {"us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, None: 1e-3}
 #: message class → kind (TrafficEvent.kind walks isinstance checks; a type lookup is cheaper)
@@ -142,6 +164,8 @@ class _Builder:
         self.namespace: dict[str, Any] = {
             "_log": log,
             "_status_of": status_of,
+            "_tool_error": is_tool_error,
+            "_outcome": outcome_of,
             "_len": len,
             "_str": str,
             "_type": type,
@@ -209,12 +233,14 @@ class _Builder:
         return "_len(e.flags) > 0"
 
     def term_status(self, values: tuple[str, ...]) -> str:
-        # by message type, without a call per event; a request reads its response's type
-        answer = "(e.response_seq is not None and _type(_log[e.response_seq].message) {test})"
+        # by message type, without a call per event; a request reads its response's type (unless it had
+        # ended unanswered before a late answer came: then its outcome is its status)
+        answered = "(e.response_seq is not None and _log.ending_of(e.seq) is None and {test})"
+        answer = "_log[e.response_seq].message"
         by_type = {
-            "error": "in _ERRORS",
-            "ok": "is _Response",
-            "malformed": "is _Malformed",
+            "error": "(_type({m}) in _ERRORS or (_type({m}) is _Response and _tool_error({m})))",
+            "ok": "(_type({m}) is _Response and not _tool_error({m}))",
+            "malformed": "_type({m}) is _Malformed",
         }
         parts = []
         for value in values:
@@ -222,11 +248,17 @@ class _Builder:
             if low in by_type:
                 test = by_type[low]
                 parts.append(
-                    f"_type(e.message) {test} or "
-                    f"(_type(e.message) is _Request and {answer.format(test=test)})"
+                    f"{test.format(m='e.message')} or "
+                    f"(_type(e.message) is _Request and {answered.format(test=test.format(m=answer))})"
                 )
             elif low == "pending":
-                parts.append("_type(e.message) is _Request and e.response_seq is None")
+                parts.append(
+                    "_type(e.message) is _Request and e.response_seq is None"
+                    " and _log.ending_of(e.seq) is None"
+                )
+            elif low in _OUTCOME_WORDS:
+                outcomes = self.const(_OUTCOME_WORDS[low])
+                parts.append(f"_type(e.message) is _Request and _outcome(e, _log) in {outcomes}")
             else:
                 parts.append(f"_status_of(e, _log) == {self.const(low)}")
         return self.either(parts)
@@ -260,7 +292,8 @@ def _check(key: str, value: str, word: str) -> None:
             int(value)
         except ValueError:
             raise FilterError(
-                f"{word!r}: status: is ok, error, malformed, pending or an error code"
+                f"{word!r}: status: is ok, error, malformed, pending, cancelled, timeout, no-answer, "
+                "unanswered or an error code"
             ) from None
     if key == "dur" and _DUR.match(low) is None:
         raise FilterError(f"{word!r}: dur: looks like >500ms, <2s or >=100")
@@ -268,20 +301,62 @@ def _check(key: str, value: str, word: str) -> None:
         raise FilterError(f"{word!r}: is: takes flagged")
 
 
+def is_tool_error(message: object) -> bool:
+    """A result whose `isError` is true: the tool ran and failed (tools/call's own error channel)."""
+    if type(message) is not Response:
+        return False
+    result = message.result
+    return type(result) is dict and result.get("isError") is True
+
+
+def outcome_of(event: TrafficEvent, log: TrafficLog) -> RequestOutcome | None:
+    """How a request ended without an answer (cancelled, timed out, no answer), or None."""
+    ending = log.ending_of(event.seq)
+    if ending is None:
+        return None
+    outcome = ending.facts.get("outcome")
+    return outcome if outcome in REQUEST_OUTCOMES else "no answer"
+
+
 def status_of(event: TrafficEvent, log: TrafficLog) -> str:
-    """ok / <error code> / malformed / pending / "" — a request reads its response's status."""
+    """ok / isError / <error code> / malformed / pending / cancelled / timed out / no answer / "" — a
+    request reads its response's status, or how it ended unanswered."""
     msg = event.message
     if isinstance(msg, Request):
+        outcome = outcome_of(event, log)
+        if outcome is not None:
+            return outcome
         if event.response_seq is None:
             return "pending"
         return status_of(log[event.response_seq], log)
     if isinstance(msg, Response):
-        return "ok"
+        return TOOL_ERROR if is_tool_error(msg) else "ok"
     if isinstance(msg, ErrorResponse):
         return str(msg.code)
     if isinstance(msg, Malformed):
         return "malformed"
     return ""
+
+
+def label_of(event: TrafficEvent, log: TrafficLog) -> str | None:
+    """The method with what it names: `tools/call echo`, `prompts/get greet`, `resources/read file:///x`
+    (a response is labelled as its request)."""
+    method = event.method
+    if method not in _NAMED_BY:
+        return method
+    request = event if event.request_seq is None else log[event.request_seq]
+    params = getattr(request.message, "params", None)
+    name = params.get(_NAMED_BY[method]) if isinstance(params, dict) else None
+    return f"{method} {name}" if isinstance(name, str) and name else method
+
+
+#: methods whose row names their subject, and the parameter that holds it
+_NAMED_BY = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "resources/subscribe": "uri",
+}
 
 
 def latency_of(event: TrafficEvent, log: TrafficLog) -> float | None:

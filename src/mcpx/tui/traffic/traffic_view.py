@@ -1,9 +1,11 @@
 """`TrafficView`: every event of the session in columns, with a latency waterfall and a filter.
 
 Columns: time since the session started, direction (→ sent, ← received, • transport fact), method (a
-response shows the method of the request it answers), JSON-RPC id, status (ok, error code, malformed, …
-while in flight), latency, and a waterfall bar that places each request's span on the session's
-timeline. The timeline's scale snaps to 1-2-5 steps so rows re-render only when it grows past a step.
+response shows the method of the request it answers; a tool call names its tool), JSON-RPC id, status
+(ok, isError, error code, malformed, … while in flight, then cancelled, timed out or no answer for a
+request that ended unanswered), latency, and a waterfall bar that places each request's span on the
+session's timeline and stops when it is answered or ends. The timeline's scale snaps to 1-2-5 steps so
+rows re-render only when it grows past a step.
 """
 
 from __future__ import annotations
@@ -19,12 +21,20 @@ from rich.style import Style
 from textual.message import Message
 from textual.reactive import reactive
 
-from mcpx.tui.traffic.traffic_filter import FilterError, Matcher, TrafficFilter, latency_of, status_of
+from mcpx.tui.traffic.traffic_filter import (
+    TOOL_ERROR,
+    FilterError,
+    Matcher,
+    TrafficFilter,
+    label_of,
+    latency_of,
+    status_of,
+)
 from mcpx.tui.widgets.event_list_view import EventListView, cell, printable, session_start
 from mcpx.tui.widgets.formats import format_latency
 from mcpx.tui.widgets.glyphs import ARROWS
 from mcpx.wire.jsonrpc import Malformed, Request
-from mcpx.wire.traffic import TrafficEvent, TrafficLog
+from mcpx.wire.traffic import REQUEST_OUTCOMES, TrafficEvent, TrafficLog
 
 Clock = Callable[[], float]
 _EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -33,19 +43,27 @@ SEPARATOR_EVENT = "reconnect"
 
 
 def nice_ceiling(seconds: float) -> float:
-    """The smallest of 1, 2, 5 × 10ⁿ that is ≥ `seconds` (at least 1 s)."""
-    if seconds <= 1.0:
+    """The smallest of 1, 2, 5 × 10ⁿ that is ≥ `seconds` (at least 1 s), counted in seconds up to 50 s,
+    then in minutes up to 50 m, then in hours: so the axis always reads a round `2m`, never `1.66667m`."""
+    unit = 1.0 if seconds <= 50 else 60.0 if seconds <= 3000 else 3600.0
+    return unit * _nice(seconds / unit)
+
+
+def _nice(value: float) -> float:
+    if value <= 1.0:
         return 1.0
-    exponent = math.floor(math.log10(seconds))
+    exponent = math.floor(math.log10(value))
     for step in (1, 2, 5, 10):
-        value = step * 10.0**exponent
-        if value >= seconds * (1 - 1e-12):
-            return value
+        candidate = step * 10.0**exponent
+        if candidate >= value * (1 - 1e-12):
+            return candidate
     return 10.0 ** (exponent + 1)  # pragma: no cover
 
 
 def format_span(seconds: float) -> str:
-    return f"{seconds:g}s" if seconds < 60 else f"{seconds / 60:g}m"
+    if seconds < 60:
+        return f"{seconds:g}s"
+    return f"{seconds / 60:g}m" if seconds < 3600 else f"{seconds / 3600:g}h"
 
 
 def bar(start: float, end: float, cells: int) -> str:
@@ -73,7 +91,8 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
 - **Enter** opens the highlighted event: pretty JSON, the raw frame, facts, and the request or response
   it pairs with. **↑ ↓ PgUp PgDn Home End** move; **f** toggles follow mode (End resumes it).
 - **/** filters. Free text searches the raw frames; fields: `method:tools/call`, `dir:in|out|info`,
-  `status:ok|error|malformed|pending|-32601`, `id:7`, `dur:>500ms`, `kind:notification`,
+  `status:ok|error|malformed|pending|cancelled|timeout|no-answer|-32601` (error includes a tool's
+  isError), `id:7`, `dur:>500ms`, `kind:notification`,
   `channel:stderr`, `is:flagged`. Terms combine with AND; `-` negates; `a,b` means either.
 - The bar on the right is the waterfall: each request's span on the session's timeline.
 """
@@ -160,6 +179,8 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
         inserted = False
         for event in events:
             answered = event.request_seq
+            if answered is None and event.message is None:
+                answered = self.traffic.ended_request(event)  # a request ended unanswered: its bar stops
             if answered is not None:
                 in_flight.discard(answered)
                 if undecided is not None and answered in undecided:
@@ -202,7 +223,8 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
             self._in_motion = True
             pending = int((self._now - self._t0) / self._scale * self._columns[5] * 8)
             return (self._scale, None, pending, self._columns)
-        return (self._scale, event.response_seq, len(event.flags), self._columns)
+        ending = self.traffic.ending_of(event.seq) if event.response_seq is None else None
+        return (self._scale, event.response_seq, ending is None, len(event.flags), self._columns)
 
     def render_header(self, width: int) -> list[Segment]:
         _, method_w, id_w, status_w, latency_w, waterfall = self._columns
@@ -240,7 +262,9 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
                 method = f"malformed: {msg.reason}"
                 method_style = style("error")
             else:
-                method = event.method or ("(unknown id)" if kind in ("response", "error") else "?")
+                method = label_of(event, self.traffic) or (
+                    "(unknown id)" if kind in ("response", "error") else "?"
+                )
                 method_style = style(
                     "dim" if kind in ("response", "error") else "in" if event.direction == "in" else "out"
                 )
@@ -267,6 +291,10 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
         scale = cells / self._scale
         start = (event.mono - self._t0) * scale
         if kind == "request":
+            ending = self.traffic.ending_of(event.seq)
+            if ending is not None:  # ended unanswered (a late answer does not stretch it)
+                end = (ending.mono - self._t0) * scale
+                return Segment(bar(start, end, cells), self.style("bar-pending"))
             if event.response_seq is not None:
                 end = (self.traffic[event.response_seq].mono - self._t0) * scale
                 return Segment(bar(start, end, cells), self.style("bar"))
@@ -286,4 +314,8 @@ def _status_cell(status: str, style: Callable[[str], Style]) -> tuple[str, Style
         return "…", style("warning")
     if status == "":
         return "", style("dim")
+    if status in REQUEST_OUTCOMES:
+        return status, style("warning")
+    if status == TOOL_ERROR:
+        return status, style("error")
     return status, style("error")
