@@ -186,6 +186,15 @@ def oauth(url: str, home: str) -> Any:
         client_secret=ctx.get("client_secret"),
         client_metadata_url=CLIENT_METADATA_URL,
         mode="non-interactive",
+        # client-credentials-jwt: private_key_jwt client authentication
+        private_key=ctx.get("private_key_pem"),
+        signing_algorithm=ctx.get("signing_algorithm") or "ES256",
+        # wif-jwt-bearer: the workload's JWT
+        assertion=ctx.get("valid_jwt"),
+        # enterprise-managed-authorization: the IdP's ID token and where to exchange it
+        idp_id_token=ctx.get("idp_id_token"),
+        idp_token_endpoint=ctx.get("idp_token_endpoint"),
+        idp_client_id=ctx.get("idp_client_id"),
     )
     # each scenario is a new world: nothing a run stores may help (or leak into) another
     store = TokenStore(Path(home), use_keyring=False)

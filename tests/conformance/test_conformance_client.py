@@ -108,10 +108,17 @@ AUTH_2026 = [
 ]
 #: the 2025-03-26 back-compat scenarios (no PRM; metadata at the root, or the default endpoints)
 AUTH_2025_03_26 = ["auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback"]
-#: extension scenarios (run by the suite, not scored): client credentials with no browser; the Skills
-#: extension (SEP-2640): no prefetch, and a SKILL.md that fails its digest, size or frontmatter is not used
+#: extension scenarios (run by the suite, not scored): the no-person grants (client credentials with a
+#: secret or a private_key_jwt assertion, enterprise-managed authorization, workload identity), DPoP-bound
+#: tokens with and without server nonces; the Skills extension (SEP-2640): no prefetch, and a SKILL.md
+#: that fails its digest, size or frontmatter is not used
 EXTENSIONS = [
     "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
+    "auth/enterprise-managed-authorization",
+    "auth/dpop",
+    "auth/dpop-nonce",
+    "auth/wif-jwt-bearer",
     "sep-2640-client-no-prefetch",
     "sep-2640-client-verify-digest",
     "sep-2640-client-verify-size",

@@ -74,8 +74,11 @@ def parse_challenges(header: str | None) -> list[Challenge]:
 
 
 def bearer_challenge(header: str | None) -> Challenge | None:
-    """The Bearer challenge of a `WWW-Authenticate` value, if it has one."""
-    for challenge in parse_challenges(header):
-        if challenge.scheme == "bearer":
-            return challenge
+    """The Bearer challenge of a `WWW-Authenticate` value, else its DPoP one (RFC 9449 §7.1: the same
+    parameters, `error="use_dpop_nonce"` among them), if it has either."""
+    challenges = parse_challenges(header)
+    for scheme in ("bearer", "dpop"):
+        for challenge in challenges:
+            if challenge.scheme == scheme:
+                return challenge
     return None

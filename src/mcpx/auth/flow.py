@@ -23,11 +23,12 @@ from typing import Any, Literal
 import httpx
 
 from mcpx.auth.discovery import Discovery
+from mcpx.auth.grants import DpopKey
 from mcpx.errors import AuthFailedError
 
 Mode = Literal["browser", "no-browser", "non-interactive"]
 Note = Callable[..., None]
-AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none")
+AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none", "private_key_jwt")
 
 
 @dataclass(slots=True)
@@ -43,6 +44,18 @@ class OAuthSettings:
     client_name: str = "mcpx"
     #: seconds to wait for the user to finish in the browser
     wait: float = 300.0
+    #: a PEM private key: `private_key_jwt` client authentication where the AS offers it (RFC 7523)
+    private_key: str | None = None
+    signing_algorithm: str = "ES256"
+    #: a workload's JWT (workload identity federation): traded with the jwt-bearer grant, no person
+    assertion: str | None = None
+    #: enterprise-managed authorization (SEP-990): the user's ID token from the enterprise IdP, traded
+    #: there for an ID-JAG (token exchange) that the MCP server's AS takes with the jwt-bearer grant
+    idp_id_token: str | None = None
+    idp_token_endpoint: str | None = None
+    idp_client_id: str | None = None
+    #: DPoP-bound tokens (RFC 9449): None = when the AS advertises ES256 for DPoP
+    dpop: bool | None = None
 
 
 @dataclass(slots=True)
@@ -53,6 +66,9 @@ class ClientInfo:
     #: pre-registered | metadata-document | dynamic
     kind: str
     redirect_uri: str | None = None
+    #: for private_key_jwt: the PEM key and the algorithm to sign the client assertion with
+    private_key: str | None = None
+    signing_algorithm: str = "ES256"
 
     def record(self) -> dict[str, Any]:
         return {
@@ -79,12 +95,16 @@ class ClientInfo:
         )
 
 
-def auth_method_for(meta: dict[str, Any], has_secret: bool, asked: str | None = None) -> str:
+def auth_method_for(
+    meta: dict[str, Any], has_secret: bool, asked: str | None = None, has_key: bool = False
+) -> str:
     """The token-endpoint authentication the AS asks for (RFC 8414's default is client_secret_basic)."""
     supported = meta.get("token_endpoint_auth_methods_supported")
     methods = [m for m in supported if isinstance(m, str)] if isinstance(supported, list) else []
     if asked in AUTH_METHODS and (asked in methods or not methods):
         return asked
+    if has_key and "private_key_jwt" in methods:
+        return "private_key_jwt"
     if not has_secret:
         return "none"
     for method in ("client_secret_basic", "client_secret_post"):
@@ -251,31 +271,64 @@ def authorization_url(
 
 
 async def token_request(
-    http: httpx.AsyncClient, client: ClientInfo, endpoint: str, resource: str, grant_type: str, **grant: Any
+    http: httpx.AsyncClient,
+    client: ClientInfo,
+    endpoint: str,
+    resource: str | None,
+    grant_type: str,
+    *,
+    dpop: DpopKey | None = None,
+    issuer: str | None = None,
+    **grant: Any,
 ) -> dict[str, Any]:
-    """A token request (authorization_code or refresh_token): the body and the client authentication
-    (client_secret_basic, client_secret_post, none) from Authlib, sent through `http` (the tap)."""
+    """A token request of any grant: the body and the client authentication (client_secret_basic,
+    client_secret_post, none from Authlib; private_key_jwt signed here for `issuer`), sent through
+    `http` (the tap). With `dpop` each attempt carries a fresh proof, and one `use_dpop_nonce` answer
+    is retried with the nonce the AS gave (RFC 9449 §8)."""
     from authlib.oauth2.auth import ClientAuth
     from authlib.oauth2.rfc6749.parameters import prepare_token_request
 
     what = "refresh" if grant_type == "refresh_token" else "token request"
     redirect_uri = grant.pop("redirect_uri", None)
+    extra = {k: v for k, v in grant.items() if v is not None}
     # client_id in the body whatever the authentication method: some servers (the SDK's) look for it there
     body = prepare_token_request(
-        grant_type, redirect_uri=redirect_uri, resource=resource, client_id=client.client_id, **grant
+        grant_type, redirect_uri=redirect_uri, resource=resource, client_id=client.client_id, **extra
     )
     headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
-    auth = ClientAuth(client.client_id, client.client_secret, client.auth_method)
-    if client.auth_method in ("none", "client_secret_post"):
-        body = prepare_token_request(grant_type, redirect_uri=redirect_uri, resource=resource, **grant)
-    url, headers, body = auth.prepare("POST", endpoint, headers, body)
-    try:
-        response = await http.post(url, content=body.encode("utf-8"), headers=headers)
-    except httpx.HTTPError as exc:
-        raise AuthFailedError(
-            what, f"{endpoint} could not be reached ({exc or type(exc).__name__})"
-        ) from None
-    data = _json(response)
+    if client.auth_method == "private_key_jwt":
+        from mcpx.auth.grants import CLIENT_ASSERTION_TYPE, client_assertion
+
+        if not client.private_key:
+            raise AuthFailedError(what, "private_key_jwt needs a private key (--oauth-private-key)")
+        assertion = client_assertion(
+            client.client_id, client.private_key, client.signing_algorithm, issuer or endpoint
+        )
+        body = prepare_token_request(
+            grant_type, redirect_uri=redirect_uri, resource=resource, client_id=client.client_id,
+            client_assertion_type=CLIENT_ASSERTION_TYPE, client_assertion=assertion, **extra,
+        )  # fmt: skip
+        url = endpoint
+    else:
+        auth = ClientAuth(client.client_id, client.client_secret, client.auth_method)
+        if client.auth_method in ("none", "client_secret_post"):
+            body = prepare_token_request(grant_type, redirect_uri=redirect_uri, resource=resource, **extra)
+        url, headers, body = auth.prepare("POST", endpoint, headers, body)
+    origin = str(httpx.URL(endpoint).copy_with(path="/", query=None, fragment=None))
+    for attempt in range(2):
+        if dpop is not None:
+            headers = {**headers, "DPoP": dpop.proof("POST", endpoint, origin=origin)}
+        try:
+            response = await http.post(url, content=body.encode("utf-8"), headers=headers)
+        except httpx.HTTPError as exc:
+            raise AuthFailedError(
+                what, f"{endpoint} could not be reached ({exc or type(exc).__name__})"
+            ) from None
+        data = _json(response)
+        fresh = dpop is not None and dpop.learn_nonce(origin, response.headers)
+        if attempt == 0 and fresh and data.get("error") == "use_dpop_nonce":
+            continue  # the AS wants its nonce in the proof: once more with it
+        break
     if response.status_code != 200 or "error" in data:
         raise AuthFailedError(
             what,

@@ -37,6 +37,8 @@ from mcpx.auth.flow import (
     scopes_for,
     token_request,
 )
+from mcpx.auth.grants import DpopKey
+from mcpx.auth.machine import machine_grant
 from mcpx.auth.store import SECRET_FIELDS, TokenStore
 from mcpx.errors import AuthFailedError
 from mcpx.protocol.peer import waiting_on_a_person
@@ -96,6 +98,8 @@ class McpOAuth(httpx.Auth):
         self._lock = asyncio.Lock()
         self.discovery: Discovery | None = None
         self.sign_ins = 0
+        #: the key DPoP-bound tokens are bound to (RFC 9449), when the AS issues them
+        self._dpop: DpopKey | None = None
 
     @property
     def _token(self) -> dict[str, Any] | None:
@@ -105,6 +109,9 @@ class McpOAuth(httpx.Auth):
     def _token(self, record: dict[str, Any] | None) -> None:
         """Every token held (loaded, obtained, refreshed) is a secret the session's views mask."""
         self._token_record = record
+        key = (record or {}).get("dpop_key")
+        if isinstance(key, dict) and (self._dpop is None or self._dpop.record() != key):
+            self._dpop = DpopKey(key)  # a stored DPoP-bound token comes with its key
         if record:
             self.traffic.secrets.add(
                 *(v for k, v in record.items() if k in SECRET_FIELDS and isinstance(v, str))
@@ -123,8 +130,15 @@ class McpOAuth(httpx.Auth):
         response = yield request
         sign_ins = 0
         refreshed = False
+        nonce_retried = False
         while response.status_code in (401, 403) and sign_ins < MAX_SIGN_INS:
             challenge = bearer_challenge(response.headers.get("www-authenticate"))
+            fresh = self._dpop is not None and self._dpop.learn_nonce(self.origin, response.headers)
+            if fresh and challenge is not None and challenge.error == "use_dpop_nonce" and not nonce_retried:
+                nonce_retried = True  # RFC 9449 §9: the same request again, its proof with the nonce
+                self._apply(request, self._bearer_token())
+                response = yield request
+                continue
             step_up = response.status_code == 403
             if step_up and (challenge is None or challenge.error != "insufficient_scope"):
                 break  # a plain 403 is a refusal, not a question of scopes
@@ -175,10 +189,28 @@ class McpOAuth(httpx.Auth):
         return exc
 
     def _apply(self, request: httpx.Request, token: str | None) -> None:
-        if token:
-            request.headers["Authorization"] = f"Bearer {token}"
-        else:
+        request.headers.pop("DPoP", None)
+        if not token:
             request.headers.pop("Authorization", None)
+        elif self._bound():
+            assert self._dpop is not None
+            # a DPoP-bound token: its scheme, and a fresh proof of the key for this very request
+            request.headers["Authorization"] = f"DPoP {token}"
+            request.headers["DPoP"] = self._dpop.proof(
+                request.method, str(request.url), origin=self.origin, access_token=token
+            )
+        else:
+            request.headers["Authorization"] = f"Bearer {token}"
+
+    def _bound(self) -> bool:
+        return self._dpop is not None and str((self._token or {}).get("token_type", "")).lower() == "dpop"
+
+    def _dpop_for(self, found: Discovery) -> DpopKey | None:
+        """A new DPoP key when the AS signs DPoP-bound tokens with ES256 (unless the user said no)."""
+        algorithms = (found.as_metadata or {}).get("dpop_signing_alg_values_supported")
+        offered = isinstance(algorithms, list) and DpopKey.algorithm in algorithms
+        wanted = self.settings.dpop if self.settings.dpop is not None else offered
+        return DpopKey() if wanted else None
 
     def _bearer_token(self) -> str | None:
         token = (self._token or {}).get("access_token")
@@ -186,7 +218,7 @@ class McpOAuth(httpx.Auth):
 
     def _bearer(self) -> str | None:
         token = self._bearer_token()
-        return f"Bearer {token}" if token else None
+        return f"{'DPoP' if self._bound() else 'Bearer'} {token}" if token else None
 
     def _refresh_token(self) -> str | None:
         token = (self._token or {}).get("refresh_token")
@@ -241,7 +273,7 @@ class McpOAuth(httpx.Auth):
             async with self._http() as http:
                 data = await token_request(
                     http, client, endpoint, str(stored.get("resource") or self.key), "refresh_token",
-                    refresh_token=refresh_token,
+                    dpop=self._dpop, issuer=stored.get("issuer"), refresh_token=refresh_token,
                 )  # fmt: skip
             record = {**stored, **self._token_fields(data)}
             record.setdefault("refresh_token", refresh_token)
@@ -300,8 +332,12 @@ class McpOAuth(httpx.Auth):
             endpoint = (found.as_metadata or {}).get("token_endpoint")
             if not isinstance(endpoint, str):
                 raise AuthFailedError("token request", f"{found.issuer}'s metadata has no token_endpoint")
-            if self._machine_only(found):
-                client, data = await self._client_credentials(http, found, endpoint, scopes)
+            self._dpop = self._dpop_for(found)
+            machine = await machine_grant(
+                http, found, self.settings, endpoint, scopes, self._dpop, self._note
+            )
+            if machine is not None:
+                client, data = machine
             else:
                 loopback = await self._listen(found.issuer)
                 try:
@@ -312,6 +348,7 @@ class McpOAuth(httpx.Auth):
                 self._note("token", f"exchanging the code at {endpoint}")
                 data = await token_request(
                     http, client, endpoint, found.resource, "authorization_code",
+                    dpop=self._dpop, issuer=found.issuer,
                     code=code, code_verifier=verifier, redirect_uri=loopback.redirect_uri,
                 )  # fmt: skip
         record = {
@@ -326,36 +363,14 @@ class McpOAuth(httpx.Auth):
             "resource": found.resource,
             "server_url": self.server_url,
         }
+        if self._dpop is not None and str(data.get("token_type", "")).lower() == "dpop":
+            record["dpop_key"] = self._dpop.record()  # the token is bound to this key
         async with self.store.locked():
             self.store.save_token(self.key, record)
         self._token = record
         self._note(
             "signed-in", f"signed in to {found.issuer} as {client.client_id}; {self._expiry_text(record)}"
         )
-
-    def _machine_only(self, found: Discovery) -> bool:
-        """An AS that only grants client_credentials, and a client id and secret to use it (the
-        `io.modelcontextprotocol/oauth-client-credentials` extension: no person, no browser)."""
-        grants = (found.as_metadata or {}).get("grant_types_supported")
-        return (
-            isinstance(grants, list)
-            and "client_credentials" in grants
-            and "authorization_code" not in grants
-            and bool(self.settings.client_id and self.settings.client_secret)
-        )
-
-    async def _client_credentials(
-        self, http: httpx.AsyncClient, found: Discovery, endpoint: str, scopes: list[str]
-    ) -> tuple[ClientInfo, dict[str, Any]]:
-        settings = self.settings
-        assert settings.client_id is not None
-        method = auth_method_for(found.as_metadata or {}, True)
-        client = ClientInfo(settings.client_id, settings.client_secret, method, "pre-registered")
-        self._note("token", f"client credentials grant at {endpoint} as {client.client_id} (no browser)")
-        data = await token_request(
-            http, client, endpoint, found.resource, "client_credentials", scope=" ".join(scopes) or None
-        )
-        return client, data
 
     async def _listen(self, issuer: str) -> Loopback:
         port = self.settings.callback_port

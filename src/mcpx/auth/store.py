@@ -22,7 +22,7 @@ from typing import Any
 
 from mcpx.wire.secret_policy import private_dir
 
-SECRET_FIELDS = frozenset({"access_token", "refresh_token", "id_token", "client_secret"})
+SECRET_FIELDS = frozenset({"access_token", "refresh_token", "id_token", "client_secret", "dpop_key"})
 KEYRING_SERVICE = "mcpx-oauth"
 
 
