@@ -289,3 +289,15 @@ def test_a_stdio_host_reaches_an_http_server_through_the_proxy(tmp_path: Path) -
             host.finish()
     (row,) = sessions(tmp_path)
     assert row["server"] == "http-sdk 2.0.0" and row["host"] == "h 1" and row["problems"] == 0
+
+
+def test_attach_to_a_session_that_does_not_exist_says_so(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcpx", "inspect", "--attach", "nosuch"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MCPX_DATA_DIR": str(tmp_path)},
+        timeout=30,
+    )
+    assert proc.returncode == 1
+    assert "no proxied session named 'nosuch' (mcpx sessions lists them" in proc.stderr

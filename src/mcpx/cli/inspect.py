@@ -30,8 +30,18 @@ def command(
         list[str] | None,
         typer.Option("--root", help="A root to offer (URI or path); more in the Roots tab."),
     ] = None,
+    attach: Annotated[
+        bool,
+        typer.Option(
+            "--attach",
+            help="Watch a session `mcpx proxy` relays (TARGET: its name; default the newest live one).",
+        ),
+    ] = False,
 ) -> None:
     """Open the inspector TUI on a live server; with no TARGET, on every configured server (a workspace)."""
+    if attach:
+        _attach(target, theme)
+        return
     from mcpx.tui import TuiSignIn
 
     prompts = TuiSignIn()  # the terminal belongs to the TUI: sign-in talks through its screen
@@ -97,3 +107,23 @@ def command(
             roots=roots,
         )
     )
+
+
+def _attach(name: str | None, theme: str | None) -> None:
+    """`--attach [NAME]`: the replay view on a proxied session's recording, following it while live."""
+    from mcpx.proxy.sessions import find_session
+
+    try:
+        entry = find_session(name)
+        if entry is None:
+            which = f"named {name!r}" if name else "yet"
+            raise UsageError(f"no proxied session {which} (mcpx sessions lists them; mcpx proxy starts one)")
+        from mcpx.tui import InspectSettings, run_attach
+
+        overrides: dict[str, Any] = {"theme": theme} if theme is not None else {}
+        settings = InspectSettings.load(**overrides)
+        code = run_attach(entry, settings=settings)
+    except McpxError as exc:
+        print_error(exc, "text")
+        raise typer.Exit(exc.exit_code) from None
+    raise typer.Exit(code)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import gc
 import os
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -165,8 +165,13 @@ def parse_recording(data: bytes, where: str = "the recording") -> Recording:
     return loader.recording
 
 
-def open_recording(path: str | os.PathLike[str]) -> RecordingLoader:
-    """Read the header now and the events as asked (`loader.load(500)`): a first screen at once."""
+def open_recording(
+    path: str | os.PathLike[str], *, follow: Callable[[], bool] | None = None
+) -> RecordingLoader:
+    """Read the header now and the events as asked (`loader.load(500)`): a first screen at once.
+
+    `follow` reads a recording that is still being written (a live proxied session): while it returns
+    True, reaching the end of the file leaves the loader `waiting` instead of `done`."""
     where = str(path)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
@@ -180,7 +185,7 @@ def open_recording(path: str | os.PathLike[str]) -> RecordingLoader:
         os.close(fd)
         raise RecordingError(f"{where!r} is a directory, not a recording")
     try:
-        return RecordingLoader(_file_lines(fd, where), where, fd)
+        return RecordingLoader(_file_lines(fd, where, follow), where, fd)
     except BaseException:
         os.close(fd)
         raise
@@ -192,7 +197,7 @@ class RecordingLoader:
     With `fd` (the file the lines come from) the log keeps only its newest events as objects and reads
     older ones back from the file; without, they spill to a temporary file like any long log's."""
 
-    def __init__(self, lines: Iterator[_Line], where: str, fd: int | None = None) -> None:
+    def __init__(self, lines: Iterator[_Line | None], where: str, fd: int | None = None) -> None:
         self._lines = lines
         first = next(self._lines, None)
         if first is None:
@@ -223,6 +228,9 @@ class RecordingLoader:
         )
         self.recording = Recording(Path(where), header, log)
         self.done = False
+        #: the last `load()` stopped at the end of a recording still being written (`open_recording`'s
+        #: follow): more may come, ask again later
+        self.waiting = False
         self._previous: int | None = None  # the seq of the last event read, when the line before was good
 
     def load(self, count: int | None = None) -> bool:
@@ -242,7 +250,12 @@ class RecordingLoader:
         recording, log, clock, cold = self.recording, self.recording.log, self._clock, self._cold
         problems = recording.problems
         loaded = 0
-        for number, offset, line, complete in self._lines:
+        self.waiting = False
+        for item in self._lines:
+            if item is None:  # the live end of a recording still being written
+                self.waiting = True
+                return
+            number, offset, line, complete = item
             try:
                 obj = orjson.loads(line)
             except orjson.JSONDecodeError as exc:
@@ -303,8 +316,12 @@ def _lines(data: bytes) -> Iterator[_Line]:
         start = end + 1
 
 
-def _file_lines(fd: int, where: str) -> Iterator[_Line]:
-    """`_lines` of a file read in blocks (a line may span blocks): memory for a block and a line."""
+def _file_lines(fd: int, where: str, follow: Callable[[], bool] | None = None) -> Iterator[_Line | None]:
+    """`_lines` of a file read in blocks (a line may span blocks): memory for a block and a line.
+
+    With `follow` (a recording still being written: `follow()` says whether its writer still runs), the
+    end of the file is not the end: None is yielded there ("nothing more yet"), a last line without its
+    newline is held back as one still being written, and the file is read on from where it stopped."""
     number = 0
     position = 0  # file offset of `pending`'s first byte
     pending = b""
@@ -315,6 +332,9 @@ def _file_lines(fd: int, where: str) -> Iterator[_Line]:
         except OSError as exc:
             raise RecordingError(f"cannot read the recording {where!r}: {exc.strerror or exc}") from None
         if not block:
+            if follow is not None and follow():
+                yield None
+                continue
             break
         data = pending + block if pending else block
         start = 0

@@ -11,6 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mcpx.tui.attach.attach_app import make_attach_app, run_attach
     from mcpx.tui.replay.replay_app import ReplayApp, make_replay_app
     from mcpx.tui.settings import InspectSettings
     from mcpx.tui.shell.app import InspectApp, make_app, run_inspect
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
     from mcpx.tui.workspace.workspace_app import WorkspaceApp, run_workspace
 
 _HOMES = {
+    "make_attach_app": "mcpx.tui.attach.attach_app",
+    "run_attach": "mcpx.tui.attach.attach_app",
     "InspectApp": "mcpx.tui.shell.app",
     "make_app": "mcpx.tui.shell.app",
     "run_inspect": "mcpx.tui.shell.app",
@@ -35,7 +38,9 @@ __all__ = [
     "TuiSignIn",
     "WorkspaceApp",
     "make_app",
+    "make_attach_app",
     "make_replay_app",
+    "run_attach",
     "run_inspect",
     "run_workspace",
 ]

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 #: events read before the first screen, and per step of the `recording` worker afterwards
 FIRST_EVENTS = 500
 BATCH = 1_000
+#: seconds between looks at the end of a recording that is still being written
+FOLLOW_POLL = 0.1
 
 
 class ReplayApp(InspectApp):
@@ -139,7 +141,9 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
             # over 100,000 events stalls the screen for half a second; see InspectApp._tick)
             gc.freeze()
             self._took_in()
-            await asyncio.sleep(0)  # the screen stays usable while the rest is read
+            # the screen stays usable while the rest is read; at the live end of a session still being
+            # recorded (`mcpx inspect --attach`), look again a little later
+            await asyncio.sleep(FOLLOW_POLL if loader.waiting else 0)
         self._took_in()
         self.loading = False
         self._show_problems()
