@@ -301,3 +301,37 @@ def test_attach_to_a_session_that_does_not_exist_says_so(tmp_path: Path) -> None
     )
     assert proc.returncode == 1
     assert "no proxied session named 'nosuch' (mcpx sessions lists them" in proc.stderr
+
+
+def test_an_installed_entry_runs_as_the_host_would_run_it(tmp_path: Path) -> None:
+    """`mcpx proxy install` output, run as Claude Desktop runs an entry: command, args, env; the server's
+    own words after `--` (even one spelled like a proxy flag) reach the server."""
+    from mcpx.proxy.install import install, plan_install
+    from mcpx.workspace.discovery import Places, claude_desktop_path
+
+    where = Places(home=tmp_path, cwd=tmp_path, platform="linux", environ={})
+    config = claude_desktop_path(where)
+    config.parent.mkdir(parents=True)
+    server = {
+        "command": sys.executable,
+        "args": [str(PEER), "--name", "not-the-proxys"],
+        "env": {"API_TOKEN": SECRET},
+    }
+    config.write_text(json.dumps({"mcpServers": {"peer": server}}))
+    install(plan_install("claude-desktop", where, ["peer"]))
+    entry = json.loads(config.read_text())["mcpServers"]["peer"]
+    process = subprocess.Popen(
+        [entry["command"], *entry["args"]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **entry["env"], "MCPX_DATA_DIR": str(tmp_path / "data")},
+    )
+    host = Host(process)
+    try:
+        host.send(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"env"}}')
+        assert host.until(1)["result"]["content"][0]["text"] == SECRET
+    finally:
+        host.finish()
+    (row,) = sessions(tmp_path)
+    assert row["name"] == "peer" and SECRET not in Path(row["recording"]).read_text()
