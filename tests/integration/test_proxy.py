@@ -335,3 +335,17 @@ def test_an_installed_entry_runs_as_the_host_would_run_it(tmp_path: Path) -> Non
         host.finish()
     (row,) = sessions(tmp_path)
     assert row["name"] == "peer" and SECRET not in Path(row["recording"]).read_text()
+
+
+def test_a_session_exports_by_its_name(shared: dict[str, Any]) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "mcpx", "export", "shared", "--format", "har"],
+        capture_output=True,
+        env={**os.environ, "MCPX_DATA_DIR": str(shared["tmp"] / "data")},
+        timeout=30,
+        check=True,
+    ).stdout
+    entries = json.loads(out)["log"]["entries"]
+    assert [e["_mcpMethod"] for e in entries][:3] == ["initialize", "notifications/initialized", "tools/list"]
+    assert SECRET not in out.decode()
+    assert entries[0]["response"]["content"]["text"].encode() == shared["host"].received[0]

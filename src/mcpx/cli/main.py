@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "ls": ("mcpx.cli.ls", False),
     "proxy": ("mcpx.cli.proxy", True),
     "sessions": ("mcpx.cli.sessions", False),
+    "export": ("mcpx.cli.export", False),
 }
 SUB_APPS = {"auth": "mcpx.cli.auth"}
 
