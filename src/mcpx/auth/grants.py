@@ -32,7 +32,14 @@ def client_assertion(client_id: str, private_key_pem: str, algorithm: str, audie
     """An RFC 7523 client assertion for `private_key_jwt` authentication at `audience` (the AS issuer)."""
     from joserfc import jwk, jwt
 
-    key = jwk.import_key(private_key_pem)
+    # the key type follows from the algorithm (joserfc warns when left to guess it from the PEM)
+    key: jwk.ECKey | jwk.OKPKey | jwk.RSAKey
+    if algorithm.startswith("ES"):
+        key = jwk.import_key(private_key_pem, "EC")
+    elif algorithm == "EdDSA":
+        key = jwk.import_key(private_key_pem, "OKP")
+    else:
+        key = jwk.import_key(private_key_pem, "RSA")
     now = int(time.time())
     claims = {
         "iss": client_id,
