@@ -349,3 +349,52 @@ def test_a_session_exports_by_its_name(shared: dict[str, Any]) -> None:
     assert [e["_mcpMethod"] for e in entries][:3] == ["initialize", "notifications/initialized", "tools/list"]
     assert SECRET not in out.decode()
     assert entries[0]["response"]["content"]["text"].encode() == shared["host"].received[0]
+
+
+def test_listen_serves_streamable_http_to_http_hosts(tmp_path: Path) -> None:
+    """`--listen`: a stdio server behind a Streamable HTTP endpoint on 127.0.0.1; an HTTP host (mcpx's
+    own client) through it, its Authorization header masked in the session; a cross-origin request
+    refused; SIGTERM stops the server too."""
+    import signal
+
+    import httpx
+
+    pidfile = tmp_path / "peer.pid"
+    proxy = subprocess.Popen(
+        [sys.executable, "-m", "mcpx", "proxy", "--listen", "0", "--name", "lis", sys.executable, str(PEER)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "MCPX_DATA_DIR": str(tmp_path / "data"), "PROXY_PEER_PID": str(pidfile)},
+    )
+    token = "hosttoken-5d1e9a7b3c"
+    try:
+        assert proxy.stderr is not None
+        first = proxy.stderr.readline().decode()
+        url = first.split("listening on ")[1].split(" ")[0]
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+        called = subprocess.run(
+            [sys.executable, "-m", "mcpx", "call", url, "--method", "tools/call", "--tool-name", "echo",
+             "--tool-arg", "text=over http", "--header", f"Authorization: Bearer {token}", "--format", "json"],
+            capture_output=True, text=True, timeout=30, env={**os.environ, "MCPX_DATA_DIR": str(tmp_path / "c")},
+        )  # fmt: skip
+        assert called.returncode == 0, called.stderr
+        assert json.loads(called.stdout)["result"]["content"][0]["text"] == "over http"
+        refused = httpx.post(url, content=b'{"jsonrpc":"2.0","id":9,"method":"ping"}',
+                             headers={"Origin": "http://evil.example"})  # fmt: skip
+        assert refused.status_code == 403
+        (live,) = sessions(tmp_path)
+        assert live["live"] and live["listen"] == url and live["host"].startswith("mcpx")
+        proxy.send_signal(signal.SIGTERM)
+        assert proxy.wait(timeout=20) == 0
+    finally:
+        if proxy.poll() is None:
+            proxy.kill()
+        proxy.wait()
+        if proxy.stderr is not None:
+            proxy.stderr.close()
+    assert not alive(int(pidfile.read_text()))
+    (row,) = sessions(tmp_path)
+    text = Path(row["recording"]).read_text()
+    assert not row["live"] and token not in text and "Bearer ••••7b3c" in text
+    assert '"event":"host-request"' in text

@@ -62,17 +62,23 @@ def command(
                 raise UsageError(f"--record {record!r} is a directory; name a file")
             if not path.parent.exists():
                 raise UsageError(f"--record {record!r}: the folder {str(path.parent)!r} does not exist")
+        where = None
         if listen is not None:
-            raise UsageError("--listen is not available yet in this mcpx; use the stdio proxy")
-        return _serve(spec, name, path, record_secrets)
+            from mcpx.proxy.listen import parse_listen
+
+            where = parse_listen(listen)
+        return _serve(spec, name, path, record_secrets, where)
 
     execute("text", prepare)
 
 
-async def _serve(spec: Any, name: str | None, record: Path | None, record_secrets: bool) -> int:
+async def _serve(
+    spec: Any, name: str | None, record: Path | None, record_secrets: bool, listen: tuple[str, int] | None
+) -> int:
     from mcpx.proxy.relay import Proxy, ProxyOptions
 
-    proxy = Proxy(spec, ProxyOptions(name=name, record=record, record_secrets=record_secrets))
+    options = ProxyOptions(name=name, record=record, record_secrets=record_secrets, listen=listen)
+    proxy = Proxy(spec, options)
     code = await proxy.run()
     sys.stdout.flush()
     return code

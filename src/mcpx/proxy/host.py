@@ -13,11 +13,26 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from mcpx.transports.stdio_server import _BlockingWriter, _streams, _Writer
 
 FrameSink = Callable[[bytes], None]
+
+
+class HostEnd(Protocol):
+    """What the relay needs of the host's end: stdio (`HostSide`) or HTTP (`listen.HttpHost`)."""
+
+    #: set when the host has gone for good (stdio: our stdin ended)
+    gone: asyncio.Event
+
+    async def start(self, on_frame: FrameSink) -> None: ...
+
+    def write(self, frame: bytes) -> bool:
+        """Hand the host one frame of the server's; False once the host no longer reads."""
+        ...
+
+    def close_output(self) -> None: ...
 
 
 class _HostReader(asyncio.Protocol):

@@ -29,13 +29,14 @@ from typing import BinaryIO
 import orjson
 
 from mcpx.errors import McpxError
-from mcpx.proxy.host import HostSide
+from mcpx.proxy.host import HostEnd, HostSide
 from mcpx.proxy.sessions import SessionEntry, register
 from mcpx.proxy.upstream import Upstream, open_upstream
 from mcpx.record.writer import Recorder, start_recording
 from mcpx.target import ServerSpec
 from mcpx.transports.stdio_server import _streams
 from mcpx.wire import Request, TrafficEvent, TrafficLog
+from mcpx.wire.controls import escape_controls
 
 Say = Callable[[str], None]
 #: what the proxy answers a host's request it could not deliver (a bridge's error, not the server's)
@@ -51,6 +52,8 @@ class ProxyOptions:
     sessions: Path | None = None
     stdin: BinaryIO = field(default_factory=lambda: sys.stdin.buffer)
     stdout: BinaryIO = field(default_factory=lambda: sys.stdout.buffer)
+    #: (host, port) to serve Streamable HTTP on instead of stdio
+    listen: tuple[str, int] | None = None
 
 
 class Proxy:
@@ -58,10 +61,16 @@ class Proxy:
         self.spec = spec
         self.options = options
         self._stderr = _StderrRelay()
-        self.say: Say = say or (lambda text: self._stderr.write(f"mcpx proxy: {text}"))
         self.log = TrafficLog()
+        self.say: Say = say or self._say
         self.upstream: Upstream = open_upstream(spec, self.log)
-        self.host = HostSide(options.stdin, options.stdout)
+        self.host: HostEnd
+        if options.listen is not None:
+            from mcpx.proxy.listen import HttpHost
+
+            self.host = HttpHost(*options.listen, self.log)
+        else:
+            self.host = HostSide(options.stdin, options.stdout)
         self.recorder: Recorder | None = None
         self.entry: SessionEntry | None = None
         self._server_gone = False
@@ -112,6 +121,9 @@ class Proxy:
         )
         self.host.write(frame)
 
+    def _say(self, text: str) -> None:
+        self._stderr.write("mcpx proxy: " + escape_controls(self.log.secrets.text(text)))
+
     def _failed(self, doing: str, exc: BaseException) -> None:
         self._own_failures += 1
         if self._own_failures <= 3:
@@ -143,7 +155,8 @@ class Proxy:
         except McpxError as exc:  # an unwritable file: relay anyway, say so
             self.say(str(exc) + "; relaying without a recording")
         self.log.info(
-            f"mcpx proxy {self.entry.name!r}: relaying between the host on stdio and {spec.label}",
+            f"mcpx proxy {self.entry.name!r}: relaying between the host on "
+            f"{'HTTP' if options.listen else 'stdio'} and {spec.label}",
             "protocol",
             event="proxy",
             name=self.entry.name,
@@ -154,6 +167,12 @@ class Proxy:
         try:
             await self.upstream.start(self.from_server, self.unanswered)
             await self.host.start(self.from_host)
+            url = getattr(self.host, "url", None)
+            if url:
+                self.say(f"listening on {url} (Streamable HTTP) for {spec.label}")
+                self.entry.listen = url
+                with contextlib.suppress(OSError):
+                    self.entry.save()
             stopped = self._on_signals()
             host_gone = asyncio.ensure_future(self.host.gone.wait())
             told = asyncio.ensure_future(stopped.wait())

@@ -1,0 +1,310 @@
+"""`mcpx proxy --listen [HOST:]PORT TARGET`: the host's end as a Streamable HTTP endpoint.
+
+For hosts that speak HTTP, and to put a stdio server on the network (on 127.0.0.1 unless told
+otherwise). An HTTP/1.1 server on asyncio and h11 (already there under httpx), at any path (`/mcp` is
+what the proxy prints):
+
+- POST a message (or a batch): a notification or a response to the server's own request is relayed and
+  answered 202; a request is relayed and answered with an event stream that carries the server's answer
+  (then ends) and whatever the server sends meanwhile (progress, logs, its own requests).
+- GET opens the stream for messages the server sends outside any request; until one is open they wait.
+- DELETE ends the host's session (200). The first answer to `initialize` gives the host an
+  `Mcp-Session-Id` of the proxy's own, which later requests may carry (the server behind it may have
+  none: stdio).
+- A request whose `Origin` is not a loopback address is refused (403): the spec's guard against DNS
+  rebinding when the endpoint is on the local machine.
+
+Every host request is a fact in the traffic log with its headers masked; their values are taught to
+the session's secret policy first, so they are masked wherever they come back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections import deque
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+import h11
+import orjson
+
+from mcpx.errors import UsageError
+from mcpx.wire import TrafficLog
+
+FrameSink = Callable[[bytes], None]
+#: server messages kept for a GET stream that is not open yet
+BACKLOG = 1_000
+MAX_BODY = 64 << 20
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """`[HOST:]PORT` → (host, port); 127.0.0.1 by default."""
+    host, sep, port = value.rpartition(":")
+    host = host.strip("[]") if sep else "127.0.0.1"
+    try:
+        number = int(port)
+    except ValueError:
+        raise UsageError(f"--listen takes [HOST:]PORT, not {value!r}") from None
+    if not 0 <= number <= 65535:
+        raise UsageError(f"--listen {value!r}: a port is 0 to 65535")
+    return host or "127.0.0.1", number
+
+
+class _Stream:
+    """One event stream to the host: a POST's (waiting for the answers to `ids`) or the GET's."""
+
+    def __init__(self, ids: set[object] | None) -> None:
+        self.ids = ids
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    def put(self, frame: bytes) -> None:
+        self.queue.put_nowait(frame)
+
+    def end(self) -> None:
+        self.queue.put_nowait(None)
+
+
+class HttpHost:
+    """The host's end of the proxy over Streamable HTTP (the same face as `HostSide` for the relay)."""
+
+    def __init__(self, host: str, port: int, log: TrafficLog) -> None:
+        self._host = host
+        self._port = port
+        self._log = log
+        self._on_frame: FrameSink | None = None
+        self._server: asyncio.Server | None = None
+        self._answers: dict[object, _Stream] = {}
+        self._posts: list[_Stream] = []
+        self._listener: _Stream | None = None
+        self._backlog: deque[bytes] = deque(maxlen=BACKLOG)
+        self._session = uuid.uuid4().hex
+        self._connections: set[asyncio.StreamWriter] = set()
+        #: never set by the host (HTTP hosts come and go per request): the proxy runs until stopped
+        self.gone = asyncio.Event()
+        self.url = ""
+
+    async def start(self, on_frame: FrameSink) -> None:
+        self._on_frame = on_frame
+        try:
+            self._server = await asyncio.start_server(self._accept, self._host, self._port)
+        except OSError as exc:
+            raise UsageError(f"cannot listen on {self._host}:{self._port}: {exc.strerror or exc}") from None
+        port = self._server.sockets[0].getsockname()[1]
+        shown = f"[{self._host}]" if ":" in self._host else self._host
+        self.url = f"http://{shown}:{port}/mcp"
+
+    # -- server → host -------------------------------------------------------------------------------
+    def write(self, frame: bytes) -> bool:
+        try:
+            message = orjson.loads(frame)
+        except orjson.JSONDecodeError:
+            message = None
+        if isinstance(message, dict) and "method" not in message and message.get("id") is not None:
+            stream = self._answers.pop(_key(message["id"]), None)
+            if stream is not None:
+                stream.put(frame)
+                assert stream.ids is not None
+                stream.ids.discard(_key(message["id"]))
+                if not stream.ids:
+                    stream.end()
+                return True
+        # the server's own requests and notifications: on an open request's stream, else the GET's
+        target = self._posts[-1] if self._posts else self._listener
+        if target is not None:
+            target.put(frame)
+        else:
+            self._backlog.append(frame)
+        return True
+
+    def close_output(self) -> None:
+        for stream in [*self._posts, *([self._listener] if self._listener else [])]:
+            stream.end()
+        if self._server is not None:
+            self._server.close()
+        for writer in list(self._connections):
+            writer.close()
+
+    # -- host → server -------------------------------------------------------------------------------
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._connections.add(writer)
+        connection = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_BODY)
+        try:
+            while True:
+                request, body = await _read_request(connection, reader)
+                if request is None:
+                    return
+                await self._answer(connection, reader, writer, request, body)
+                if connection.our_state is h11.MUST_CLOSE or connection.their_state is h11.MUST_CLOSE:
+                    return
+                connection.start_next_cycle()
+        except (
+            h11.RemoteProtocolError,
+            h11.LocalProtocolError,
+            ConnectionError,
+            asyncio.IncompleteReadError,
+        ):
+            return
+        finally:
+            self._connections.discard(writer)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _answer(
+        self,
+        connection: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        request: h11.Request,
+        body: bytes,
+    ) -> None:
+        method = request.method.decode()
+        headers = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in request.headers]
+        self._log.secrets.learn_headers(headers)  # before anything shows them: masked from here on
+        self._log.info(
+            f"host {method} {request.target.decode('latin-1')}",
+            "http",
+            event="host-request",
+            method=method,
+            headers=self._log.secrets.headers(headers, request=True),
+        )
+        origin = next((value for name, value in headers if name.lower() == "origin"), None)
+        if origin is not None and urlsplit(origin).hostname not in ("localhost", "127.0.0.1", "::1"):
+            await _send(connection, writer, 403, b"Forbidden: cross-origin request refused")
+            return
+        if method == "POST":
+            await self._post(connection, reader, writer, body)
+        elif method == "GET":
+            await self._get(connection, reader, writer)
+        elif method == "DELETE":  # the host's session ends: so do its streams
+            for stream in [*self._posts, *([self._listener] if self._listener else [])]:
+                stream.end()
+            await _send(connection, writer, 200, b"")
+        else:
+            await _send(connection, writer, 405, b"Method Not Allowed")
+
+    async def _post(
+        self,
+        connection: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        body: bytes,
+    ) -> None:
+        try:
+            parsed = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            parsed = None
+        messages = parsed if isinstance(parsed, list) else [parsed]
+        ids = {
+            _key(m["id"])
+            for m in messages
+            if isinstance(m, dict) and "method" in m and m.get("id") is not None
+        }
+        opening = any(isinstance(m, dict) and m.get("method") == "initialize" for m in messages)
+        stream = _Stream(ids) if ids else None
+        if stream is not None:
+            for rid in ids:
+                self._answers[rid] = stream
+            self._posts.append(stream)
+        frame = body.strip()
+        if b"\n" in frame:  # a stdio server reads one line per message; JSON line breaks are whitespace
+            frame = frame.replace(b"\r\n", b" ").replace(b"\n", b" ")
+        assert self._on_frame is not None
+        self._on_frame(frame)
+        if stream is None:
+            await _send(connection, writer, 202, b"")
+            return
+        extra = [("Mcp-Session-Id", self._session)] if opening else []
+        try:
+            await _stream(connection, writer, reader, stream, extra)
+        finally:
+            if stream in self._posts:
+                self._posts.remove(stream)
+            for rid in ids:
+                if self._answers.get(rid) is stream:
+                    del self._answers[rid]
+
+    async def _get(
+        self, connection: h11.Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        if self._listener is not None:
+            await _send(connection, writer, 409, b"Conflict: a stream is already open")
+            return
+        stream = self._listener = _Stream(None)
+        while self._backlog:
+            stream.put(self._backlog.popleft())
+        try:
+            await _stream(connection, writer, reader, stream, [])
+        finally:
+            self._listener = None
+
+
+def _key(rid: object) -> object:
+    return rid if isinstance(rid, (int, str)) else repr(rid)
+
+
+async def _read_request(
+    connection: h11.Connection, reader: asyncio.StreamReader
+) -> tuple[h11.Request | None, bytes]:
+    request: h11.Request | None = None
+    body: list[bytes] = []
+    while True:
+        event = connection.next_event()
+        if event is h11.NEED_DATA:
+            data = await reader.read(1 << 16)
+            connection.receive_data(data)
+            if not data and connection.their_state is h11.IDLE:
+                return None, b""
+            continue
+        if isinstance(event, h11.Request):
+            request = event
+        elif isinstance(event, h11.Data):
+            body.append(bytes(event.data))
+        elif isinstance(event, h11.EndOfMessage):
+            return request, b"".join(body)
+        elif isinstance(event, h11.ConnectionClosed) or event is h11.PAUSED:
+            return None, b""
+
+
+async def _send(connection: h11.Connection, writer: asyncio.StreamWriter, status: int, body: bytes) -> None:
+    headers = [("Content-Length", str(len(body)))]
+    if body:
+        headers.append(("Content-Type", "text/plain; charset=utf-8"))
+    writer.write(connection.send(h11.Response(status_code=status, headers=headers)) or b"")
+    if body:
+        writer.write(connection.send(h11.Data(data=body)) or b"")
+    writer.write(connection.send(h11.EndOfMessage()) or b"")
+    await writer.drain()
+
+
+async def _stream(
+    connection: h11.Connection,
+    writer: asyncio.StreamWriter,
+    reader: asyncio.StreamReader,
+    stream: _Stream,
+    extra: list[tuple[str, str]],
+) -> None:
+    """An event stream until `stream` ends or the host goes away. The connection closes after it (the
+    host reading its end is how a closed stream is noticed: nothing else may come on it meanwhile)."""
+    headers = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("Connection", "close")]
+    writer.write(connection.send(h11.Response(status_code=200, headers=[*headers, *extra])) or b"")
+    await writer.drain()
+    gone = asyncio.ensure_future(reader.read(1))
+    try:
+        while True:
+            getter = asyncio.ensure_future(stream.queue.get())
+            await asyncio.wait({getter, gone}, return_when=asyncio.FIRST_COMPLETED)
+            if not getter.done():  # the host closed the connection: nobody reads this stream any more
+                getter.cancel()
+                return
+            frame = getter.result()
+            if frame is None:
+                break
+            writer.write(connection.send(h11.Data(data=b"event: message\ndata: " + frame + b"\n\n")) or b"")
+            await writer.drain()
+        writer.write(connection.send(h11.EndOfMessage()) or b"")
+        await writer.drain()
+    finally:
+        gone.cancel()
