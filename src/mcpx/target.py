@@ -26,6 +26,8 @@ from mcpx.wire.secret_policy import SecretPolicy, mask_url
 TransportName = Literal["stdio", "http", "sse", "auto"]
 #: the names `--transport` and config files accept, in the order help texts give them
 TRANSPORT_NAMES: tuple[TransportName, ...] = get_args(TransportName)
+#: what a name means where the name alone does not say (help texts)
+TRANSPORT_NOTES: dict[TransportName, str] = {"http": "Streamable HTTP", "sse": "legacy HTTP+SSE"}
 _INTERPRETERS: dict[str, list[str]] = {
     ".py": [sys.executable],
     ".js": ["node"],
@@ -141,6 +143,7 @@ def resolve_target(
 __all__ = [
     "DEMO_TARGET",
     "TRANSPORT_NAMES",
+    "TRANSPORT_NOTES",
     "ServerSpec",
     "TransportName",
     "check_transport",

@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 
-from mcpx.check.context import CheckOptions
+from mcpx.check.context import CheckOptions, check_session
 from mcpx.check.model import all_checks
 from mcpx.check.report import CheckReport
 from mcpx.check.runner import run_checks
+from mcpx.protocol.options import SessionOptions
 from mcpx.transports.spec import resolve_target
 
 SERVER = Path(__file__).parent.parent / "servers" / "check_server.py"
@@ -55,7 +56,7 @@ async def _run_all() -> dict[str, dict[str, Any]]:
         async with gate:
             spec = resolve_target(str(SERVER), [mode])
             # a generous timeout: on a loaded machine a slow answer must not pass for silence (incomplete)
-            report = await run_checks(spec, CheckOptions(timeout=30, call_tools=True))
+            report = await run_checks(spec, CheckOptions(check_session(timeout=30), call_tools=True))
             return mode, report.to_json(frames=True)
 
     return dict(await asyncio.gather(*(one(mode) for mode, _ in MODES)))
@@ -157,7 +158,9 @@ def test_a_check_that_may_kill_the_server_runs_on_a_connection_of_its_own(
 def test_checks_that_call_tools_skip_without_the_flag() -> None:
     async def run() -> CheckReport:
         spec = resolve_target(str(SERVER), ["none"])
-        return await run_checks(spec, CheckOptions(timeout=15), only=["behaviour", "jsonrpc.tool-error"])
+        return await run_checks(
+            spec, CheckOptions(check_session(timeout=15)), only=["behaviour", "jsonrpc.tool-error"]
+        )
 
     report = asyncio.run(run())
     calling = {r.id: r for r in report.results if r.check.calls_tools}
@@ -176,7 +179,9 @@ def test_a_pinned_era_skips_the_other_eras_checks() -> None:
     async def run() -> CheckReport:
         spec = resolve_target(str(SERVER), ["none"])
         return await run_checks(
-            spec, CheckOptions(timeout=15, protocol_era="legacy"), only=["legacy", "modern"]
+            spec,
+            CheckOptions(check_session(SessionOptions(era="legacy"), timeout=15)),
+            only=["legacy", "modern"],
         )
 
     report = asyncio.run(run())
@@ -198,7 +203,7 @@ def test_checks_run_on_a_connection_someone_else_opened() -> None:
         async with mcpx.connect(str(SERVER), ["none"], protocol_era="legacy") as client:
             spec = resolve_target(str(SERVER), ["none"])
             report = await run_checks(
-                spec, CheckOptions(timeout=15), client=client, only=["jsonrpc", "modern"]
+                spec, CheckOptions(check_session(timeout=15)), client=client, only=["jsonrpc", "modern"]
             )
             tools = await client.list_tools(refresh=True)  # still usable
             return report, len(client.traffic), [t.name for t in tools]
@@ -266,7 +271,9 @@ def test_a_connection_that_stops_answering_is_diagnosed_once() -> None:
 
     async def run() -> CheckReport:
         spec = resolve_target(str(SERVER), ["mute-on-bad-cursor"])
-        return await run_checks(spec, CheckOptions(timeout=3), only=["catalogue", "legacy.ping"])
+        return await run_checks(
+            spec, CheckOptions(check_session(timeout=3)), only=["catalogue", "legacy.ping"]
+        )
 
     report = asyncio.run(run())
     results = {r.id: r for r in report.results}

@@ -23,7 +23,7 @@ from http_servers import (
     sdk_server,
 )
 
-from mcpx.check.context import CheckOptions
+from mcpx.check.context import CheckOptions, check_session
 from mcpx.check.model import all_checks
 from mcpx.check.report import CheckReport
 from mcpx.check.runner import run_checks
@@ -43,7 +43,9 @@ HTTP_CHECKS = {c.id for c in all_checks() if c.group == "http"}
 
 
 def _check(url: str, only: tuple[str, ...] = (), **options: Any) -> CheckReport:
-    return asyncio.run(run_checks(resolve_target(url), CheckOptions(timeout=15, **options), only=only))
+    return asyncio.run(
+        run_checks(resolve_target(url), CheckOptions(check_session(timeout=15), **options), only=only)
+    )
 
 
 def _statuses(report: CheckReport) -> dict[str, str]:
@@ -67,7 +69,7 @@ def matrix() -> dict[str, CheckReport]:
             async def one(mode: str) -> tuple[str, CheckReport]:
                 async with gate:
                     spec = resolve_target(servers[mode].url())
-                    return mode, await run_checks(spec, CheckOptions(timeout=15))
+                    return mode, await run_checks(spec, CheckOptions(check_session(timeout=15)))
 
             return dict(await asyncio.gather(*(one(mode) for mode in servers)))
 

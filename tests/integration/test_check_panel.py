@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from mcpx.check.context import CheckOptions
+from mcpx.check.context import CheckOptions, check_session
 from mcpx.check.model import all_checks
 from mcpx.check.report import CheckReport
 from mcpx.check.runner import run_checks
@@ -90,7 +90,7 @@ def panel(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CheckReport]:
             words = [w.format(files=files, repo=repo) for w in command]
             spec = resolve_target(words[0], words[1:], env=env)
             async with gate:
-                return name, await run_checks(spec, CheckOptions(timeout=20, call_tools=True))
+                return name, await run_checks(spec, CheckOptions(check_session(timeout=20), call_tools=True))
 
         return dict(await asyncio.gather(*(one(name, command) for name, (command, _, _) in PANEL.items())))
 

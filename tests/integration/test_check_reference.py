@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpx.check.context import CheckOptions
+from mcpx.check.context import CheckOptions, check_session
 from mcpx.check.model import CheckResult, all_checks
 from mcpx.check.report import CheckReport
 from mcpx.check.runner import run_checks
@@ -44,7 +44,9 @@ HTTP_ONLY = {c.id for c in all_checks() if "stdio" not in c.transports}
 def sdk_report() -> CheckReport:
     spec = resolve_target(str(SDK_SERVER))
     # its tools carry no annotations (so none is read-only), and all of them are harmless: call them all
-    return _run(spec, CheckOptions(timeout=20, call_tools=True, all_tools=True, tool_timeout=10))
+    return _run(
+        spec, CheckOptions(check_session(timeout=20), call_tools=True, all_tools=True, tool_timeout=10)
+    )
 
 
 def test_the_python_sdk_passes_every_check_but_its_known_deviations(sdk_report: CheckReport) -> None:
@@ -122,7 +124,7 @@ def everything_report() -> CheckReport:
     spec = resolve_target(str(EVERYTHING))
     # read-only tools only (its default); trigger-long-running-operation takes 10 s (progress every 2 s):
     # the deadline cuts it after two progress notifications
-    return _run(spec, CheckOptions(timeout=20, call_tools=True, tool_timeout=5))
+    return _run(spec, CheckOptions(check_session(timeout=20), call_tools=True, tool_timeout=5))
 
 
 @pytest.mark.npm

@@ -422,7 +422,7 @@ async def settle(pilot: Any, app: InspectApp) -> None:
         lambda: (
             all(
                 app.catalog.items(k) is not None or k in app.catalog.unavailable
-                for k in ("tools", "resources", "templates", "prompts")
+                for k in ("tools", "resources", "resourceTemplates", "prompts")
             )
             or app.session.is_dead
         ),

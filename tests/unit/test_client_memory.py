@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 from memory_support import demo_session
 
-from mcpx.errors import ConnectError, RpcError
+from mcpx.errors import ConnectError, RpcError, ServerExitedError
+from mcpx.protocol.facade import Ending
 from mcpx.protocol.options import SessionOptions
 from mcpx.protocol.versions import LATEST_LEGACY, LATEST_MODERN
-from mcpx.wire import Request
+from mcpx.wire import Request, TrafficLog
 
 ERAS = ["legacy", "modern"]
 
@@ -107,3 +109,30 @@ async def test_the_session_facade_answers_without_peer_or_transport() -> None:
         assert "the other end closed" in session.ended.message
         with pytest.raises(ConnectError):
             await demo.client.ping()
+
+
+async def test_hold_keeps_the_connection_until_stopped_or_ended() -> None:
+    """The one path the TUI and the workspace share: None when told to stop, why when the server went."""
+    async with demo_session() as demo:
+        session = demo.client.session
+        stop = asyncio.Event()
+        stop.set()
+        assert await session.hold(stop) is None  # stopped: the connection itself goes on
+        assert not session.is_closed
+        await demo.server_end.close()
+        ended = await session.hold(asyncio.Event())
+        assert isinstance(ended, ConnectError) and ended is session.ended
+
+
+def test_an_ending_takes_the_stderr_tail_from_the_log_when_the_error_has_none() -> None:
+    log = TrafficLog()
+    log.stderr("before this connection")
+    since = len(log)
+    for n in range(5):
+        log.stderr(f"line {n}")
+    ending = Ending.of(ConnectError("gone"), log, since, lines=3)
+    assert (ending.returncode, ending.stderr_tail) == (None, ("line 2", "line 3", "line 4"))
+    exited = ServerExitedError("exited", returncode=2, stderr_tail=["its own"])
+    assert Ending.of(exited, log, since).stderr_tail == ("its own",)
+    assert Ending.of(exited, log, since).returncode == 2
+    assert Ending.of(exited, log, since, lines=0).stderr_tail == ()

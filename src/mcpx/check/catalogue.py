@@ -8,9 +8,10 @@ import re
 from typing import Any
 
 from mcpx.check.context import CheckContext
-from mcpx.check.lists import CATALOGUES, Catalogue
+from mcpx.check.lists import ListWalk
 from mcpx.check.model import ExchangeRef, Outcome, Skip, broken, check, held
 from mcpx.check.shapes import dialect_problem, header_problems, template_problem
+from mcpx.protocol.names import LIST_NAMES
 
 SPEC = "https://modelcontextprotocol.io/specification"
 TOOLS = f"{SPEC}/2026-07-28/server/tools"
@@ -26,8 +27,8 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 }
 
 
-async def _advertised(ctx: CheckContext) -> list[Catalogue]:
-    catalogues = [await ctx.catalogue(name) for name in CATALOGUES]
+async def _advertised(ctx: CheckContext) -> list[ListWalk]:
+    catalogues = [await ctx.catalogue(name) for name in LIST_NAMES]
     shown = [c for c in catalogues if c.advertised]
     if not shown:
         raise Skip("the server advertises no tools, resources or prompts")

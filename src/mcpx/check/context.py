@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mcpx.check.lists import CATALOGUES, Catalogue, walk
+from mcpx.check.lists import ListWalk, walk
 from mcpx.check.model import Check, Incomplete, Skip
 from mcpx.check.session import START_GRACE, Reply, Session
 from mcpx.errors import McpxError, RequestTimeoutError, RpcError
@@ -23,7 +23,8 @@ from mcpx.protocol.auto import AutoEra
 from mcpx.protocol.client import Client
 from mcpx.protocol.eras import Era, LegacyEra
 from mcpx.protocol.modern import ModernEra, is_modern_evidence
-from mcpx.protocol.options import SessionOptions
+from mcpx.protocol.names import ListName
+from mcpx.protocol.options import EraName, SessionOptions
 from mcpx.protocol.peer import Peer
 from mcpx.protocol.session import open_session
 from mcpx.protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
@@ -42,23 +43,55 @@ def older(version: str, than: str) -> bool:
     return REVISIONS.index(version) < REVISIONS.index(than)
 
 
-@dataclass(slots=True)
+#: seconds a check waits for each answer when not told (a check never waits forever)
+CHECK_TIMEOUT = 10.0
+
+
+def check_session(
+    session: SessionOptions | None = None, *, timeout: float | None = None, probe_timeout: float | None = None
+) -> SessionOptions:
+    """`session` (how the command connects: era, version, timeouts) as a check connects with it.
+
+    Each answer gets `timeout` (else the session's, else `CHECK_TIMEOUT`: never forever). Opening, and
+    auto's wait for `server/discover` (unless `probe_timeout` says), get at least a start-up's grace: a
+    check is not in a hurry, and a slow-starting dual-era server must not pass for legacy.
+    """
+    session = session if session is not None else SessionOptions()
+    timeout = timeout or session.timeout or CHECK_TIMEOUT
+    grace = max(timeout, START_GRACE)
+    return replace(
+        session,
+        timeout=timeout,
+        connect_timeout=session.connect_timeout or grace,
+        probe_timeout=probe_timeout or grace,
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class CheckOptions:
+    """What a check run does; how it connects is `session`, the front door's options (see `check_session`)."""
+
+    #: how to connect (era, version, timeouts): every connection of the run opens with these
+    session: SessionOptions = field(default_factory=check_session)
     call_tools: bool = False
     all_tools: bool = False
-    #: seconds to wait for each answer
-    timeout: float = 10.0
     #: seconds to listen for frames that must not come (a reply to a notification, a late answer)
     quiet: float = 0.3
-    protocol_era: str = "auto"
-    #: how long auto waits for server/discover before it takes the server for legacy (None: `timeout`). A
-    #: check is not in a hurry, and a slow-starting dual-era server must not pass for legacy
-    probe_timeout: float | None = None
     #: seconds each tool call may take in all, progress or not (None: `timeout`)
     tool_timeout: float | None = None
     #: at most this many resources are read, and this many tools called
     max_reads: int = 25
     max_calls: int = 50
+
+    @property
+    def timeout(self) -> float:
+        """Seconds to wait for each answer (the session's)."""
+        return self.session.timeout or CHECK_TIMEOUT
+
+    @property
+    def protocol_era(self) -> EraName:
+        """The era the main connection opens in (the session's)."""
+        return self.session.era
 
 
 #: told about each connection's traffic log as it is opened, with the label findings use for it
@@ -90,7 +123,7 @@ class CheckContext:
         self._pool: list[Session] = []
         self._spare_era: dict[str, Session] = {}
         self._closing: set[asyncio.Future[None]] = set()
-        self._catalogues: dict[str, Catalogue] = {}
+        self._catalogues: dict[ListName, ListWalk] = {}
         self._tool_runs: Any = None
         self.current: Check | None = None
         #: sentences for the report's header (era verdicts, restarts)
@@ -102,17 +135,15 @@ class CheckContext:
             return LegacyEra()
         if name == "modern":
             return ModernEra()
-        # a slow-starting dual-era server must not pass for legacy: the probe waits the start-up grace
-        probe = self.options.probe_timeout or max(self.options.timeout, START_GRACE)
-        return AutoEra(probe_timeout=probe, cache=None)
+        # the probe waits as `check_session` says (a start-up's grace unless told otherwise)
+        return AutoEra(probe_timeout=self.options.session.probe_timeout, cache=None)
 
     def _client(self, label: str, era: Era) -> Session:
         log = TrafficLog()
-        timeout = self.options.timeout
-        # opening includes the server's start-up, which may take longer than one answer
-        options = SessionOptions(timeout=timeout, connect_timeout=max(timeout, START_GRACE))
-        client = open_session(self.spec, options, traffic=log, era=era)
-        return Session(label, log, client.peer, client, timeout=timeout)
+        # the run's options (opening includes a start-up: `check_session` gives it the grace); `era`
+        # is this connection's own strategy
+        client = open_session(self.spec, self.options.session, traffic=log, era=era)
+        return Session(label, log, client.peer, client, timeout=self.options.timeout)
 
     async def _connect(self, session: Session) -> Session:
         """Open a session made by `_client` (its process may already run), registering it under its label."""
@@ -396,13 +427,13 @@ class CheckContext:
         assert self.main is not None and self.main.client is not None
         return capability in self.main.client.server_capabilities
 
-    async def catalogue(self, name: str) -> Catalogue:
+    async def catalogue(self, name: ListName) -> ListWalk:
         """The list walked once on the main connection (page by page, each exchange kept)."""
         if name not in self._catalogues:
             self._catalogues[name] = await self.walk(name)
         return self._catalogues[name]
 
-    async def walk(self, name: str) -> Catalogue:
+    async def walk(self, name: ListName) -> ListWalk:
         """The list walked page by page on the main connection, anew (each exchange kept)."""
         return await walk(self, name)
 
@@ -437,4 +468,4 @@ async def close_quietly(session: Session) -> None:
         await session.close()
 
 
-__all__ = ["CATALOGUES", "Catalogue", "CheckContext", "CheckOptions", "LogListener", "older"]
+__all__ = ["CHECK_TIMEOUT", "CheckContext", "CheckOptions", "LogListener", "check_session", "older"]

@@ -8,25 +8,20 @@ from typing import TYPE_CHECKING, Any
 
 from mcpx.check.model import ExchangeRef
 from mcpx.check.session import Reply
+from mcpx.protocol.names import LISTS, ListName
 
 if TYPE_CHECKING:
     from mcpx.check.context import CheckContext
 
-#: catalogue name → (list method, key of the items, capability that announces it, key of an item)
-CATALOGUES: dict[str, tuple[str, str, str, str]] = {
-    "tools": ("tools/list", "tools", "tools", "name"),
-    "resources": ("resources/list", "resources", "resources", "uri"),
-    "resourceTemplates": ("resources/templates/list", "resourceTemplates", "resources", "uriTemplate"),
-    "prompts": ("prompts/list", "prompts", "prompts", "name"),
-}
 MAX_PAGES = 1000
 
 
 @dataclass(slots=True)
-class Catalogue:
-    """One list walked page by page on the main connection."""
+class ListWalk:
+    """One list walked page by page on the main connection (the client's own cached lists are
+    `mcpx.protocol.catalogue.Catalogue`; this keeps every page and what was wrong with each)."""
 
-    name: str
+    name: ListName
     method: str
     advertised: bool
     items: list[Any] = field(default_factory=list)
@@ -45,14 +40,15 @@ class Catalogue:
 
     @property
     def keys(self) -> list[str]:
-        key = CATALOGUES[self.name][3]
+        key = LISTS[self.name].item_key
         return [str(item.get(key)) if isinstance(item, dict) else repr(item) for item in self.items]
 
 
-async def walk(ctx: CheckContext, name: str) -> Catalogue:
+async def walk(ctx: CheckContext, name: ListName) -> ListWalk:
     """Walk one list page by page on the main connection, keeping each exchange and what was wrong."""
-    method, key, capability, _ = CATALOGUES[name]
-    catalogue = Catalogue(name, method, ctx.advertised(capability))
+    method, capability = LISTS[name].method, LISTS[name].capability
+    key = name  # a list's items are under its own name
+    catalogue = ListWalk(name, method, ctx.advertised(capability))
     if not catalogue.advertised:
         return catalogue
     session = await ctx.main_session()

@@ -14,22 +14,16 @@ from mcpx.cli.output import TrafficPrinter, print_result, release_stdout
 from mcpx.cli.recording import Record, RecordingPlan, RecordSecrets
 from mcpx.errors import ConnectError, McpxError, RequestTimeoutError, RpcError, ToolError, UsageError
 from mcpx.protocol.client import Client
+from mcpx.protocol.names import LIST_OF_METHOD, LOG_LEVELS
 from mcpx.protocol.options import SessionOptions
 from mcpx.protocol.session import open_session
 from mcpx.target import ServerSpec
 from mcpx.wire.traffic import TrafficLog
 
-LIST_METHODS = {
-    "tools/list": "tools",
-    "resources/list": "resources",
-    "resources/templates/list": "resourceTemplates",
-    "prompts/list": "prompts",
-}
 #: `--max-total-timeout`'s default: generous (a build or a crawl with progress may take minutes), yet a
 #: server that reports progress forever cannot hold a script for ever (the official inspector's
 #: MCP_REQUEST_MAX_TOTAL_TIMEOUT plays this part)
 MAX_TOTAL_TIMEOUT = 600.0
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
 @dataclass(slots=True)
@@ -211,11 +205,11 @@ async def _send(client: Client, request: CallRequest) -> tuple[Any, McpxError | 
             client, method, request.uri, params, request.cursor, request.verify
         )
         return result, skills_call.failed(problems) if problems else None
-    if method in LIST_METHODS:
+    if method in LIST_OF_METHOD:
         if request.cursor is not None or params is not None:
             merged = {**(params or {}), **({"cursor": request.cursor} if request.cursor is not None else {})}
             return await client.request(method, merged or None), None
-        return await client.list_all(method, LIST_METHODS[method]), None
+        return await client.list_all(method, LIST_OF_METHOD[method]), None
     params = dict(params or {})
     if method == "tools/call":
         if request.tool_name is not None:

@@ -100,7 +100,7 @@ def command(
                     "--recording judges a recorded session: give no TARGET, --server or --config"
                 )
             return _judge_recording(recording, fmt, verbose, junit)
-        from mcpx.check.context import CheckOptions
+        from mcpx.check.context import CheckOptions, check_session
         from mcpx.check.model import all_checks, select
 
         for flag, names in (("--only", only), ("--skip", skip)):
@@ -113,14 +113,11 @@ def command(
             _write(junit, "")  # a path that cannot be written fails now, before any server starts
         plan = RecordingPlan.from_flags(record, record_secrets, spec, protocol_era)
         recordings = Recordings(plan) if plan is not None else None
-        request_timeout = connection.request_timeout or 10.0
         options = CheckOptions(
+            check_session(connection.session(), probe_timeout=probe_timeout),
             call_tools=call_tools or all_tools,
             all_tools=all_tools,
-            timeout=request_timeout,
             tool_timeout=tool_timeout,
-            protocol_era=protocol_era,
-            probe_timeout=probe_timeout,
         )
         from mcpx.target import command_line
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpx.target import TRANSPORT_NAMES
+
 METAVARS = {
     "--method": "METHOD",
     "--tool-name": "NAME",
@@ -26,7 +28,7 @@ METAVARS = {
     "--env": "KEY=VALUE",
     "--cwd": "DIR",
     "--header": '"NAME: VALUE"',
-    "--transport": "stdio|http|sse|auto",
+    "--transport": "|".join(TRANSPORT_NAMES),
     "--config": "FILE",
     "--server": "NAME",
     "--timeout": "SECONDS",

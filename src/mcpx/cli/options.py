@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from mcpx.errors import UsageError
-from mcpx.target import ServerSpec, check_transport, resolve_target
+from mcpx.target import TRANSPORT_NAMES, TRANSPORT_NOTES, ServerSpec, check_transport, resolve_target
 
 if TYPE_CHECKING:
     from mcpx.protocol.eras import Era
@@ -38,9 +38,9 @@ Cwd = Annotated[str | None, typer.Option("--cwd", help="Working directory of the
 Header = Annotated[
     list[str] | None, typer.Option("--header", "-H", help='"Name: value" on every HTTP request.')
 ]
-TransportOpt = Annotated[
-    str, typer.Option("--transport", help="stdio, http (Streamable HTTP), sse (legacy HTTP+SSE) or auto.")
-]
+_SPELLED = [f"{n} ({TRANSPORT_NOTES[n]})" if n in TRANSPORT_NOTES else n for n in TRANSPORT_NAMES]
+_TRANSPORT_HELP = f"{', '.join(_SPELLED[:-1])} or {_SPELLED[-1]}."
+TransportOpt = Annotated[str, typer.Option("--transport", help=_TRANSPORT_HELP)]
 Config = Annotated[str | None, typer.Option("--config", help="A config file with mcpServers or servers.")]
 Server = Annotated[str | None, typer.Option("--server", help="Which server of --config to use.")]
 Timeout = Annotated[

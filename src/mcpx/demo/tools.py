@@ -12,7 +12,8 @@ import json
 from typing import Any
 
 from mcpx.demo import media, schemas
-from mcpx.demo.core import LOG_LEVELS, Context, McpServer, Tool, ToolFailure, text
+from mcpx.demo.core import Context, McpServer, Tool, ToolFailure, text
+from mcpx.protocol.names import LOG_LEVELS
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 CLOSED_WORLD = {"openWorldHint": False}

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpx.errors import McpxError, ProtocolError
+from mcpx.protocol.names import LISTS, ListName
 from mcpx.protocol.peer import answered_event
 from mcpx.wire import Notification, TrafficEvent, TrafficLog
 
@@ -25,19 +26,6 @@ if TYPE_CHECKING:
     from mcpx.protocol.types import McpModel, Prompt, Resource, ResourceTemplate, Tool
 
 Timeout = float | None | Literal["default"]
-ListName = Literal["tools", "resources", "resourceTemplates", "prompts"]
-
-#: list method → key of the items in its result, and the list_changed notification that dirties it
-LISTS: dict[str, tuple[str, ListName, str]] = {
-    "tools": ("tools/list", "tools", "notifications/tools/list_changed"),
-    "resources": ("resources/list", "resources", "notifications/resources/list_changed"),
-    "resourceTemplates": (
-        "resources/templates/list",
-        "resourceTemplates",
-        "notifications/resources/list_changed",
-    ),
-    "prompts": ("prompts/list", "prompts", "notifications/prompts/list_changed"),
-}
 
 
 def _model(name: str) -> type[McpModel]:
@@ -72,9 +60,9 @@ class Catalogue:
         self._dirty: set[str] = set()
         self._expires: dict[str, float] = {}
         self._refreshing: dict[str, asyncio.Task[Any]] = {}
-        self._list_listeners: list[Callable[[str], Any]] = []
-        for name, (_, _, notification) in LISTS.items():
-            on_notification(notification, self._make_dirtier(name))
+        self._list_listeners: list[Callable[[ListName], Any]] = []
+        for name, spec in LISTS.items():
+            on_notification(spec.changed, self._make_dirtier(name))
 
     def forget(self) -> None:
         """Every cached list is stale (a new session or a new server may list other things)."""
@@ -121,10 +109,10 @@ class Catalogue:
         merged[key] = items
         return merged
 
-    async def _list(self, name: str, refresh: bool) -> list[Any]:
+    async def _list(self, name: ListName, refresh: bool) -> list[Any]:
         if not refresh and name in self._cache and name not in self._dirty and self._fresh(name):
             return self._cache[name]
-        method, key, _ = LISTS[name]
+        method, key = LISTS[name].method, name
         self._dirty.discard(name)  # before fetching: a change announced meanwhile dirties it again
         try:
             raw = await self.list_all(method, key)
@@ -166,11 +154,11 @@ class Catalogue:
     def cached(self, name: str) -> list[Any] | None:
         return self._cache.get(name)
 
-    def on_list_changed(self, listener: Callable[[str], Any]) -> None:
+    def on_list_changed(self, listener: Callable[[ListName], Any]) -> None:
         """Call `listener(name)` after a cached list ("tools", …) was refreshed because it changed."""
         self._list_listeners.append(listener)
 
-    def _make_dirtier(self, name: str) -> NotificationHandler:
+    def _make_dirtier(self, name: ListName) -> NotificationHandler:
         def dirty(message: Notification, event: TrafficEvent) -> None:
             self._dirty.add(name)
             if name in self._cache and name not in self._refreshing:
@@ -180,7 +168,7 @@ class Catalogue:
 
         return dirty
 
-    async def _refresh(self, name: str) -> None:
+    async def _refresh(self, name: ListName) -> None:
         # a change announced while a refresh is in flight marks the list dirty again: fetch once more
         with contextlib.suppress(McpxError):
             while name in self._dirty:

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mcpx.__about__ import __version__
 from mcpx.errors import McpxError, RpcError, SessionExpiredError
 from mcpx.protocol.auto import AutoEra
-from mcpx.protocol.catalogue import Catalogue, ListName, Timeout
+from mcpx.protocol.catalogue import Catalogue, Timeout
 from mcpx.protocol.eras import ClientIdentity, Era, Opened
 from mcpx.protocol.facade import Session
 from mcpx.protocol.modern import HttpMirror
+from mcpx.protocol.names import ListName
 from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
 from mcpx.protocol.skills import Skills
 from mcpx.protocol.subscriptions import Watch
@@ -286,7 +287,7 @@ class Client:
         """A list as last fetched ("tools", "resources", "resourceTemplates", "prompts"), or None."""
         return self.catalogue.cached(name)
 
-    def on_list_changed(self, listener: Callable[[str], Any]) -> None:
+    def on_list_changed(self, listener: Callable[[ListName], Any]) -> None:
         """Call `listener(name)` after a cached list was refreshed because the server said it changed."""
         self.catalogue.on_list_changed(listener)
 

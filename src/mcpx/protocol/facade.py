@@ -6,14 +6,17 @@ Composed from the peer and one callable (reopen), never the whole client: nothin
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mcpx.errors import McpxError
+from mcpx.errors import ConnectError, McpxError, ServerExitedError
 
 if TYPE_CHECKING:
     from mcpx.protocol.eras import Opened
     from mcpx.protocol.peer import Peer
+    from mcpx.wire import TrafficLog
 
 
 class Session:
@@ -52,6 +55,20 @@ class Session:
         """Until the server goes away or the client closes (a reconnect waits on the new connection)."""
         await self._peer.closed.wait()
 
+    async def hold(self, stop: asyncio.Event) -> McpxError | None:
+        """Keep the connection until it ends (why) or `stop` is set (None): what every face that holds a
+        connection open does between opening and closing it (the TUI's, a workspace's)."""
+        closed = asyncio.ensure_future(self.wait_closed())
+        stopping = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({closed, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            closed.cancel()
+            stopping.cancel()
+        if stop.is_set():
+            return None
+        return self.ended or ConnectError("the connection ended")
+
     def ended_error(self, doing: str) -> McpxError:
         """The transport's account of why it ended, phrased around what we were `doing`."""
         return self._peer.transport.ended_error(doing)
@@ -60,3 +77,24 @@ class Session:
         """Close the connection, start it again (a new process, a new HTTP session) and reopen it in the
         era chosen the first time, with the same traffic log (ids go on)."""
         return await self._reopen()
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How a connection ended, as a face shows it: why, the process's exit code, its last stderr lines."""
+
+    error: McpxError
+    returncode: int | None = None
+    stderr_tail: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, error: McpxError, traffic: TrafficLog, since: int = 0, lines: int = 10) -> Ending:
+        """The ending `error` tells, its stderr tail taken from the log (events from `since`) when the
+        error carries none — the same for every transport that reports stderr; at most `lines` of it."""
+        returncode: int | None = None
+        tail: tuple[str, ...] = ()
+        if isinstance(error, ServerExitedError):
+            returncode, tail = error.returncode, tuple(error.stderr_tail)
+        if not tail:
+            tail = tuple(e.raw for e in traffic.since(since) if e.channel == "stderr")
+        return cls(error, returncode, tail[-lines:] if lines > 0 else ())

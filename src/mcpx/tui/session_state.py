@@ -1,6 +1,6 @@
 """What the screen shows about the connection, as plain immutable data (no Textual here).
 
-The app holds one `SessionState` and one `Catalog` in reactives; widgets bind to them. A new value replaces
+The app holds one `SessionState` and one `Lists` in reactives; widgets bind to them. A new value replaces
 the old one whole, so a watcher always sees a consistent picture.
 """
 
@@ -10,18 +10,15 @@ import signal
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from mcpx.protocol.names import LIST_NAMES, LISTS, ListName
 from mcpx.protocol.types import Prompt, Resource, ResourceTemplate, Tool
 
 State = Literal["idle", "connecting", "connected", "closing", "exited", "disconnected", "failed", "closed"]
-ItemKind = Literal["tools", "resources", "templates", "prompts"]
-KINDS: tuple[ItemKind, ...] = ("tools", "resources", "templates", "prompts")
+#: a browser tab: one of the server's lists, spelled as MCP spells it (`mcpx.protocol.names`)
+ItemKind = ListName
+KINDS: tuple[ItemKind, ...] = LIST_NAMES
 #: which server capability each browser tab needs
-CAPABILITY: dict[ItemKind, str] = {
-    "tools": "tools",
-    "resources": "resources",
-    "templates": "resources",
-    "prompts": "prompts",
-}
+CAPABILITY: dict[ItemKind, str] = {name: spec.capability for name, spec in LISTS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,17 +68,17 @@ class SessionState:
 
 
 @dataclass(frozen=True, slots=True)
-class Catalog:
+class Lists:
     """What the server offers, per browser tab; None while a list has not arrived."""
 
     tools: tuple[Tool, ...] | None = None
     resources: tuple[Resource, ...] | None = None
-    templates: tuple[ResourceTemplate, ...] | None = None
+    resourceTemplates: tuple[ResourceTemplate, ...] | None = None
     prompts: tuple[Prompt, ...] | None = None
     #: tab → why it is disabled (a capability the server lacks, or the error the list request got)
     unavailable: dict[ItemKind, str] = field(default_factory=dict)
 
-    def with_items(self, kind: ItemKind, items: tuple[Any, ...]) -> Catalog:
+    def with_items(self, kind: ItemKind, items: tuple[Any, ...]) -> Lists:
         """A copy with the list of one tab replaced."""
         return replace(self, **{kind: items})  # type: ignore[arg-type]
 

@@ -16,12 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcpx.errors import UsageError
+from mcpx.protocol.names import LOG_LEVELS
 
 if TYPE_CHECKING:
     from mcpx.protocol.options import SessionOptions
-
-#: the levels of `notifications/message`, in the spec's order
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,8 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from mcpx.errors import ConnectError, McpxError, RequestTimeoutError, ServerExitedError
+from mcpx.errors import McpxError, RequestTimeoutError
 from mcpx.protocol.client import Client
+from mcpx.protocol.facade import Ending
 from mcpx.protocol.options import SessionOptions, check_era
 from mcpx.protocol.session import open_session
 from mcpx.wire.traffic import TrafficLog
@@ -259,17 +260,10 @@ class Workspace:
             entry.client = client
             self._connected(entry, client)
             await self._load(entry, client, set(COUNTED), refresh=False)
-            closed = asyncio.ensure_future(client.session.wait_closed())
-            stopping = asyncio.ensure_future(stop.wait())
-            try:
-                await asyncio.wait({closed, stopping}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                closed.cancel()
-                stopping.cancel()
-            if stop.is_set():
+            error = await client.session.hold(stop)
+            if error is None:
                 self._set(entry, "closed")
             else:
-                error = client.session.ended or ConnectError("the connection ended")
                 entry.dropped_at = self.wall()
                 self._failed(entry, error, "dropped", first_seq)
         except asyncio.CancelledError:
@@ -407,13 +401,9 @@ class Workspace:
         self._notify(entry)
 
     def _failed(self, entry: Entry, error: McpxError, state: EntryState, first_seq: int) -> None:
-        tail: list[str] = []
-        if isinstance(error, ServerExitedError):
-            entry.returncode = error.returncode
-            tail = list(error.stderr_tail)
-        if not tail:
-            tail = [e.raw for e in entry.traffic.since(first_seq) if e.channel == "stderr"]
-        entry.stderr_tail = tuple(tail[-self.stderr_lines :]) if self.stderr_lines else ()
+        ending = Ending.of(error, entry.traffic, first_seq, self.stderr_lines)
+        entry.returncode = ending.returncode
+        entry.stderr_tail = ending.stderr_tail
         self._set(entry, state, reason=error.message)
 
 

@@ -202,7 +202,7 @@ def test_a_modern_recording_opens_on_server_discover(tmp_path_factory: pytest.Te
             info = app.server_info
             assert info is not None and info.instructions == "A server for mcpx's recording tests."
             assert info.client_info["name"] == "mcpx" and info.exchange[0][1] == "server/discover"
-            assert [len(app.catalog.items(k) or ()) for k in ("tools", "resources", "templates", "prompts")] == [
+            assert [len(app.catalog.items(k) or ()) for k in ("tools", "resources", "resourceTemplates", "prompts")] == [
                 7, 1, 1, 1,
             ]  # fmt: skip
             methods = [app.traffic[seq].method for seq in app.timeline.calls]

@@ -66,7 +66,7 @@ async def select(pilot: Any, app: InspectApp, kind: str, name: str) -> Any:
 async def test_template_completion_and_read() -> None:
     app = everything_app()
     async with app.run_test(size=SIZE) as pilot:
-        await select(pilot, app, "templates", "demo://resource/dynamic/text/{resourceId}")
+        await select(pilot, app, "resourceTemplates", "demo://resource/dynamic/text/{resourceId}")
         panel = app.query_one(TemplatePanel)
         field = panel.query_one(ArgumentField)
         field.query_one(Input).focus()

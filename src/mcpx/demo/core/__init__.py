@@ -20,11 +20,10 @@ from mcpx.demo.core.catalog import (
     text,
     text_contents,
 )
-from mcpx.demo.core.context import LOG_LEVELS, Context, InputRequired, MissingCapability
+from mcpx.demo.core.context import Context, InputRequired, MissingCapability
 from mcpx.demo.core.server import McpServer
 
 __all__ = [
-    "LOG_LEVELS",
     "Context",
     "InputRequired",
     "McpServer",

@@ -18,12 +18,12 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from mcpx.protocol.names import LOG_LEVELS
 from mcpx.protocol.peer import IncomingRequest
 
 if TYPE_CHECKING:
     from mcpx.demo.core.server import McpServer
 
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 Era = Literal["legacy", "modern"]
 
 

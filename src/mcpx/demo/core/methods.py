@@ -14,8 +14,9 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from mcpx.demo.core.catalog import Tool, ToolFailure, text
-from mcpx.demo.core.context import LOG_LEVELS, Context, Era
+from mcpx.demo.core.context import Context, Era
 from mcpx.errors import RpcError
+from mcpx.protocol.names import LOG_LEVELS
 from mcpx.protocol.versions import MODERN_VERSIONS
 from mcpx.wire.jsonrpc import INVALID_PARAMS
 

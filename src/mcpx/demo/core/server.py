@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpx.demo.core.catalog import Prompt, Resource, ResourceTemplate, Tool, text
-from mcpx.demo.core.context import LOG_LEVELS, Context, Era, InputRequired, MissingCapability
+from mcpx.demo.core.context import Context, Era, InputRequired, MissingCapability
 from mcpx.demo.core.push import Push
 from mcpx.demo.core.state import StateSealer
 from mcpx.errors import McpxError, RpcError
@@ -38,6 +38,7 @@ from mcpx.protocol.modern import (
     MRTR_METHODS,
     UNSUPPORTED_VERSION,
 )
+from mcpx.protocol.names import LOG_LEVELS
 from mcpx.protocol.peer import IncomingRequest, Peer
 from mcpx.protocol.versions import ALL_VERSIONS, LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSIONS
 from mcpx.transports.base import Transport

@@ -18,13 +18,13 @@ from textual.reactive import reactive
 from textual.widgets import Input, OptionList, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
-from mcpx.tui.session_state import KINDS, Catalog, ItemKind
+from mcpx.tui.session_state import KINDS, ItemKind, Lists
 from mcpx.tui.widgets.event_list_view import printable
 
 TITLES: dict[ItemKind, str] = {
     "tools": "Tools",
     "resources": "Resources",
-    "templates": "Templates",
+    "resourceTemplates": "Templates",
     "prompts": "Prompts",
 }
 #: annotation hint → (badge, theme variable of its colour)
@@ -83,7 +83,7 @@ moves into its form (call the tool, read the resource, fill the template or the 
 Badges come from tool annotations: read-only, destructive, idempotent, open-world.
 """
 
-    catalog: reactive[Catalog] = reactive(Catalog, init=False)
+    catalog: reactive[Lists] = reactive(Lists, init=False)
     """What the server listed, per tab."""
     filter_text: reactive[str] = reactive("", init=False)
     """Lower-cased text every item's name and description must contain."""

@@ -37,7 +37,12 @@ _SHOWN_FIELDS = {
     "_meta",
     "icons",
 }
-SINGULAR = {"tools": "tool", "resources": "resource", "templates": "resource template", "prompts": "prompt"}
+SINGULAR = {
+    "tools": "tool",
+    "resources": "resource",
+    "resourceTemplates": "resource template",
+    "prompts": "prompt",
+}
 
 
 #: a description longer than this (characters or lines) shows a preview and a button for the rest
@@ -197,7 +202,7 @@ any other field the server sent (nothing is hidden, unknown fields included).
             from mcpx.tui.catalogue.resource_panel import ResourcePanel
 
             return ResourcePanel(raw["uri"], self.context)
-        if kind == "templates" and isinstance(raw.get("uriTemplate"), str):
+        if kind == "resourceTemplates" and isinstance(raw.get("uriTemplate"), str):
             from mcpx.tui.catalogue.template_panel import TemplatePanel
 
             return TemplatePanel(raw["uriTemplate"], self.context)

@@ -136,7 +136,7 @@ send real requests: they show in the log.
         )
 
     async def _run(self, spec: ServerSpec, client: Client, call_tools: bool) -> None:
-        from mcpx.check.context import CheckOptions
+        from mcpx.check.context import CheckOptions, check_session
         from mcpx.check.model import CheckResult, all_checks
         from mcpx.check.runner import run_checks
 
@@ -145,7 +145,11 @@ send real requests: they show in the log.
         transport = "http" if spec.url else "stdio"
         # a check whose transport does not apply is run all the same: the runner skips it saying so
         here = [c for c in checks if runs_here(c, era) or transport not in c.transports]
-        options = CheckOptions(call_tools=call_tools, timeout=10.0, protocol_era=era or "auto")
+        from mcpx.protocol.options import SessionOptions, check_era
+
+        # the era this connection speaks: the checks of the other era run on their own connection
+        session = check_session(SessionOptions(era=check_era(era or "auto")))
+        options = CheckOptions(session, call_tools=call_tools)
         try:
             report = await run_checks(spec, options, checks=here, client=client)
         finally:

@@ -27,7 +27,7 @@ from textual.widgets.option_list import Option
 from mcpx.tui.context import InspectContext
 from mcpx.tui.results.content_view import json_renderable
 from mcpx.tui.results.result_view import ResultView
-from mcpx.tui.session_state import Catalog, SessionState
+from mcpx.tui.session_state import Lists, SessionState
 from mcpx.tui.widgets.dom import child
 from mcpx.tui.widgets.event_list_view import printable, session_start
 from mcpx.tui.widgets.formats import format_latency
@@ -94,7 +94,7 @@ form, **s** saves it for this server (kept across sessions; also in the command 
 
     session: reactive[SessionState] = reactive(SessionState, init=False)
     """The connection: whose saved calls are shown."""
-    catalog: reactive[Catalog] = reactive(Catalog, init=False)
+    catalog: reactive[Lists] = reactive(Lists, init=False)
     """What the server lists (a result is checked against its tool's outputSchema)."""
 
     class CallRequested(Message):

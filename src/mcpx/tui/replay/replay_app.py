@@ -25,6 +25,7 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
+from mcpx.protocol.names import LIST_NAMES
 from mcpx.record.reader import RecordingLoader, open_recording
 from mcpx.record.timeline import Timeline
 from mcpx.tui.catalogue.item_detail import ItemDetail
@@ -167,9 +168,7 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
         timeline = self.timeline
         opening = timeline.opening_at(seq)
         exited = timeline.exit_at(seq)
-        listings = tuple(
-            timeline.listing_at(key, seq) for key in ("tools", "resources", "resourceTemplates", "prompts")
-        )
+        listings = tuple(timeline.listing_at(key, seq) for key in LIST_NAMES)
         key = (opening.seq if opening else None, exited.seq if exited else None, tuple(map(id, listings)))
         if key != self._shown_key:
             self._shown_key = key

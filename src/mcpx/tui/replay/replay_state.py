@@ -1,4 +1,4 @@
-"""The screen's state as of one moment of a recording: `SessionState`, `ServerInfo` and `Catalog` built from
+"""The screen's state as of one moment of a recording: `SessionState`, `ServerInfo` and `Lists` built from
 the recorded frames (the same shapes a live connection fills in, so every widget works unchanged)."""
 
 from __future__ import annotations
@@ -8,20 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from mcpx.record.session import META_PREFIX
 from mcpx.record.timeline import Listing, Timeline
-from mcpx.tui.session_state import CAPABILITY, KINDS, Catalog, ItemKind, ServerInfo, SessionState
+from mcpx.tui.session_state import CAPABILITY, KINDS, ItemKind, Lists, ServerInfo, SessionState
 from mcpx.wire.jsonrpc import Notification, Request, Response
 from mcpx.wire.traffic import TrafficEvent
 
 if TYPE_CHECKING:
     from mcpx.record.reader import Recording
-
-#: browser tab → the catalogue key of its list results
-KEYS: dict[ItemKind, str] = {
-    "tools": "tools",
-    "resources": "resources",
-    "templates": "resourceTemplates",
-    "prompts": "prompts",
-}
 
 
 def _result(opening: TrafficEvent | None) -> dict[str, Any]:
@@ -145,11 +137,11 @@ def catalog_at(
     opening: TrafficEvent | None,
     listings: tuple[Listing | None, ...],
     typed: dict[int, tuple[Any, ...]],
-) -> Catalog:
+) -> Lists:
     """The browsers' catalogue from the opening and listings in force (`typed`: a cache of typed items)."""
     if opening is None:
         why = "The session had not opened yet at this moment of the recording."
-        return Catalog(unavailable=dict.fromkeys(KINDS, why))
+        return Lists(unavailable=dict.fromkeys(KINDS, why))
     capabilities = _dict(_result(opening).get("capabilities"))
     items: dict[str, Any] = {}
     unavailable: dict[ItemKind, str] = {}
@@ -160,7 +152,7 @@ def catalog_at(
             unavailable[kind] = f"The server did not declare the “{CAPABILITY[kind]}” capability."
         else:
             unavailable[kind] = "Not listed yet at this moment of the recording."
-    return Catalog(**items, unavailable=unavailable)
+    return Lists(**items, unavailable=unavailable)
 
 
 def _typed(kind: ItemKind, listing: Listing, cache: dict[int, tuple[Any, ...]]) -> tuple[Any, ...]:
@@ -168,7 +160,12 @@ def _typed(kind: ItemKind, listing: Listing, cache: dict[int, tuple[Any, ...]]) 
     if found is None:
         from mcpx.protocol.types import Prompt, Resource, ResourceTemplate, Tool, parse_list
 
-        model: Any = {"tools": Tool, "resources": Resource, "templates": ResourceTemplate, "prompts": Prompt}
-        views, _ = parse_list(model[kind], list(listing.items), f"{KEYS[kind]}")
+        model: Any = {
+            "tools": Tool,
+            "resources": Resource,
+            "resourceTemplates": ResourceTemplate,
+            "prompts": Prompt,
+        }
+        views, _ = parse_list(model[kind], list(listing.items), kind)
         found = cache[listing.seq] = tuple(views)
     return found

@@ -37,7 +37,7 @@ from mcpx.tui.catalogue.item_detail import ItemDetail
 from mcpx.tui.check.check_view import CheckView
 from mcpx.tui.context import READ_ONLY_REASON, Clock, InspectContext
 from mcpx.tui.history.call_history import CallHistory
-from mcpx.tui.session_state import Catalog, ItemKind, ServerInfo, SessionState
+from mcpx.tui.session_state import ItemKind, Lists, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.commands import InspectCommands
 from mcpx.tui.shell.connection import Connection, Connector, spec_connector
@@ -104,7 +104,7 @@ class InspectApp(App[int]):
 
     session: reactive[SessionState] = reactive(SessionState, init=False)
     """The connection as the header and the death banner show it."""
-    catalog: reactive[Catalog] = reactive(Catalog, init=False)
+    catalog: reactive[Lists] = reactive(Lists, init=False)
     """Tools, resources, templates and prompts the server listed."""
     server_info: reactive[ServerInfo | None] = reactive(None, init=False)
     """What the last connection established, for the Info view."""

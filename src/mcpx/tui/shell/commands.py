@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from mcpx.tui.settings import LOG_LEVELS
+from mcpx.protocol.names import LOG_LEVELS
 
 if TYPE_CHECKING:
     from mcpx.tui.shell.app import InspectApp

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 from textual.worker import Worker
 
-from mcpx.errors import ConnectError, McpxError, RpcError, ServerExitedError
-from mcpx.tui.session_state import CAPABILITY, KINDS, Catalog, ItemKind, ServerInfo, SessionState, State
+from mcpx.errors import ConnectError, McpxError, RpcError
+from mcpx.protocol.facade import Ending
+from mcpx.tui.session_state import CAPABILITY, KINDS, ItemKind, Lists, ServerInfo, SessionState, State
 from mcpx.tui.settings import InspectSettings, session_options
 from mcpx.wire.traffic import TrafficLog
 
@@ -36,10 +37,10 @@ if TYPE_CHECKING:
 
 #: builds a connected client over the given log; the worker enters and leaves it in its own task
 Connector = Callable[[TrafficLog], AbstractAsyncContextManager["Client"]]
-LISTERS = {
+LISTERS: dict[ItemKind, str] = {
     "tools": "list_tools",
     "resources": "list_resources",
-    "templates": "list_resource_templates",
+    "resourceTemplates": "list_resource_templates",
     "prompts": "list_prompts",
 }
 #: seconds to wait for a server to stop (the stdio transport's own grace periods fit in it)
@@ -93,7 +94,7 @@ class Connection:
     class CatalogChanged(Message, bubble=False):
         """What the server lists changed (a list arrived, failed, or was reset for a new connection)."""
 
-        def __init__(self, catalog: Catalog) -> None:
+        def __init__(self, catalog: Lists) -> None:
             super().__init__()
             self.catalog = catalog
 
@@ -133,7 +134,7 @@ class Connection:
         self.session = SessionState(target=target)
         self.client: Client | None = None
         self.worker: Worker[None] | None = None
-        self.catalog = Catalog()
+        self.catalog = Lists()
         self._stop = asyncio.Event()
 
     @property
@@ -155,14 +156,14 @@ class Connection:
         self.session = session
         self.host.post_message(self.SessionChanged(session))
 
-    def _set_catalog(self, catalog: Catalog) -> None:
+    def _set_catalog(self, catalog: Lists) -> None:
         self.catalog = catalog
         self.host.post_message(self.CatalogChanged(catalog))
 
     async def _run(self, connector: Connector, stop: asyncio.Event) -> None:
         attempt = self.shown().attempt + 1
         self._report(SessionState("connecting", target=self.target, attempt=attempt))
-        self._set_catalog(Catalog())
+        self._set_catalog(Lists())
         first_seq = len(self.traffic)
         started = self.clock()
         ended: McpxError | None = None
@@ -172,15 +173,7 @@ class Connection:
                 connected = True
                 self.client = client
                 self._connected(client, attempt, self.clock() - started)
-                closed = asyncio.ensure_future(client.session.wait_closed())
-                stopping = asyncio.ensure_future(stop.wait())
-                try:
-                    await asyncio.wait({closed, stopping}, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    closed.cancel()
-                    stopping.cancel()
-                if not stop.is_set():
-                    ended = client.session.ended or ConnectError("the connection ended")
+                ended = await client.session.hold(stop)
         except McpxError as exc:
             ended = exc
         finally:
@@ -238,7 +231,7 @@ class Connection:
             if CAPABILITY[kind] not in opened.capabilities
         }
         self.host.post_message(self.Opened(client, server_info))
-        self._set_catalog(Catalog(unavailable=unavailable))
+        self._set_catalog(Lists(unavailable=unavailable))
         for kind in KINDS:
             if kind not in unavailable:
                 self.host.run_worker(
@@ -247,20 +240,19 @@ class Connection:
         client.on_list_changed(self._list_changed)
 
     def _dead(self, error: McpxError, connected: bool, first_seq: int) -> SessionState:
-        returncode = error.returncode if isinstance(error, ServerExitedError) else None
-        tail = tuple(error.stderr_tail) if isinstance(error, ServerExitedError) else ()
-        if not tail:  # from the log: the same for every transport that reports stderr
-            lines = [e.raw for e in self.traffic.since(first_seq) if e.channel == "stderr"]
-            tail = tuple(lines)
-        tail = tail[-self.settings.stderr_tail :] if self.settings.stderr_tail else ()
-        if returncode is not None:
+        ending = Ending.of(error, self.traffic, first_seq, self.settings.stderr_tail)
+        if ending.returncode is not None:
             state: State = "exited"
         elif not connected:
             state = "failed"
         else:
             state = "disconnected"
         return replace(
-            self.session, state=state, returncode=returncode, error=error.message, stderr_tail=tail
+            self.session,
+            state=state,
+            returncode=ending.returncode,
+            error=error.message,
+            stderr_tail=ending.stderr_tail,
         )
 
     async def _load(self, client: Client, kind: ItemKind) -> None:
@@ -275,15 +267,13 @@ class Connection:
         if client is self.client:
             self._set_catalog(self.catalog.with_items(kind, tuple(items)))
 
-    def _list_changed(self, name: str) -> None:
+    def _list_changed(self, name: ItemKind) -> None:
         client = self.client
         if client is None:
             return
-        kinds: dict[str, ItemKind] = {"resourceTemplates": "templates"}
-        kind = kinds.get(name, name)
         items = client.cached(name)
-        if kind in KINDS and items is not None:
-            self._set_catalog(self.catalog.with_items(kind, tuple(items)))
+        if name in KINDS and items is not None:
+            self._set_catalog(self.catalog.with_items(name, tuple(items)))
 
     async def stop(self) -> None:
         """End the worker (the client closes the server in that task) and wait for it."""

@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Label, Select, TabbedContent, TabPane
 
-from mcpx.tui.settings import LOG_LEVELS
+from mcpx.protocol.names import LOG_LEVELS
 from mcpx.tui.traffic.notification_view import NotificationView
 from mcpx.tui.traffic.problems_view import ProblemsView
 from mcpx.tui.traffic.server_log_view import ServerLogView

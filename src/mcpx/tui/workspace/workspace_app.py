@@ -30,7 +30,7 @@ from mcpx.errors import ConnectError, ServerExitedError
 from mcpx.protocol.client import Client
 from mcpx.tui.asking.asking import Asking
 from mcpx.tui.catalogue.item_browser import ItemBrowser
-from mcpx.tui.session_state import Catalog, SessionState
+from mcpx.tui.session_state import Lists, SessionState
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.app import Clock, InspectApp
 from mcpx.tui.shell.connection import Connector
@@ -163,7 +163,7 @@ class WorkspaceApp(InspectApp):
         self.traffic = entry.traffic
         self.target = entry.name
         self.session = SessionState(target=entry.name)
-        self.catalog = Catalog()
+        self.catalog = Lists()
         self.server_info = None
         await self.recompose()
         self.connection = self.connect_with(lent_client(self.workspace, entry))
