@@ -17,18 +17,12 @@ from typing import Any
 
 from mcpx.errors import McpxError
 from mcpx.protocol.client import Client
+from mcpx.protocol.names import LISTS
 from mcpx.record.jsondiff import Change, Keyed, Pattern, diff, split_ignored
 from mcpx.record.reader import Recording
 from mcpx.record.session import client_requests, listings
 from mcpx.wire.jsonrpc import Response
 
-#: catalogue → (list method, key of its items, key that names an item, the capability that offers it)
-CATALOGUES: dict[str, tuple[str, str, str]] = {
-    "tools": ("tools/list", "name", "tools"),
-    "resources": ("resources/list", "uri", "resources"),
-    "resourceTemplates": ("resources/templates/list", "uriTemplate", "resources"),
-    "prompts": ("prompts/list", "name", "prompts"),
-}
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 
@@ -53,7 +47,7 @@ def from_recording(recording: Recording) -> Snapshot:
     else:
         snap.notes.append("the recording does not show how the session opened")
     listed = listings(client_requests(recording))
-    for name in CATALOGUES:
+    for name in LISTS:
         snap.catalogues[name] = listed.get(name)
     return snap
 
@@ -76,8 +70,9 @@ async def from_client(client: Client, source: str) -> Snapshot:
     snap = Snapshot(source, opened.era, opened.protocol_version)
     _identity(snap, opened.raw)
     caps = opened.capabilities
-    for name, (method, _, capability) in CATALOGUES.items():
-        if capability not in caps:
+    for name, spec in LISTS.items():
+        method = spec.method
+        if spec.capability not in caps:
             snap.catalogues[name] = []
             continue
         try:
@@ -160,8 +155,8 @@ def compare(a: Snapshot, b: Snapshot, ignore: Sequence[Pattern] = ()) -> Snapsho
     if a.capabilities is not None and b.capabilities is not None:
         out.capabilities = changes(a.capabilities, b.capabilities, "capabilities")
     out.instructions = changes(a.instructions, b.instructions, "instructions")
-    for name, (_, key, _) in CATALOGUES.items():
-        out.catalogues.append(_catalogue(name, key, a, b, changes))
+    for name, spec in LISTS.items():
+        out.catalogues.append(_catalogue(name, spec.item_key, a, b, changes))
     return out
 
 
