@@ -3,7 +3,7 @@
 The child runs in its own process group so closing it takes every grandchild along (`npx` → `node`).
 Closing is: close stdin → wait → SIGTERM the group → wait → SIGKILL the group. A registry of live groups
 is killed at interpreter exit, and on Linux the child also gets SIGKILL if mcpx itself dies abruptly
-(PR_SET_PDEATHSIG), so no server outlives mcpx.
+(PR_SET_PDEATHSIG) while a sentinel process takes its whole group down then, so no server outlives mcpx.
 """
 
 from __future__ import annotations
@@ -43,42 +43,34 @@ def _kill_live_groups() -> None:
 atexit.register(_kill_live_groups)
 
 
-def _parent_death_signal(sig: int) -> None:  # pragma: no cover - runs in the child between fork and exec
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
     try:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, sig)  # PR_SET_PDEATHSIG
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except Exception:
         pass
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    _parent_death_signal(signal.SIGKILL)
-
-
-def _term_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    _parent_death_signal(signal.SIGTERM)
-
-
-# The sentinel outlives nothing: it waits, and when mcpx dies (PDEATHSIG) it kills the server's whole
-# process group, grandchildren included — what PDEATHSIG on the server alone cannot do — and then every
-# process carrying the server's environment mark (descendants that left the group with setsid()).
+# The sentinel outlives nothing: it reads its stdin, a pipe only mcpx holds the other end of, and when that
+# ends (mcpx died, however abruptly) it kills the server's whole process group, grandchildren included —
+# what PDEATHSIG on the server alone cannot do — and then every process carrying the server's environment
+# mark (descendants that left the group with setsid()). An end of file cannot be missed the way a death
+# signal can: one that came while the sentinel's interpreter still started up was lost (and uvloop's spawn
+# unblocks every signal, so blocking it across exec does not help).
 _SENTINEL = (
     "import os,signal,sys\n"
-    "def end(*_):\n"
-    "    try: os.killpg(int(sys.argv[1]), signal.SIGKILL)\n"
+    "while sys.stdin.buffer.read(4096): pass\n"
+    "try: os.killpg(int(sys.argv[1]), signal.SIGKILL)\n"
+    "except OSError: pass\n"
+    "needle = ('MCPX_SERVER_MARK=' + sys.argv[2]).encode()\n"
+    "for name in os.listdir('/proc'):\n"
+    "    try:\n"
+    "        if name.isdigit() and int(name) != os.getpid():\n"
+    "            if needle in open('/proc/' + name + '/environ', 'rb').read().split(b'\\0'):\n"
+    "                os.kill(int(name), signal.SIGKILL)\n"
     "    except OSError: pass\n"
-    "    needle = ('MCPX_SERVER_MARK=' + sys.argv[2]).encode()\n"
-    "    for name in (os.listdir('/proc') if len(sys.argv) > 2 else []):\n"
-    "        try:\n"
-    "            if name.isdigit() and int(name) != os.getpid():\n"
-    "                if needle in open('/proc/' + name + '/environ', 'rb').read().split(b'\\0'):\n"
-    "                    os.kill(int(name), signal.SIGKILL)\n"
-    "        except OSError: pass\n"
-    "    os._exit(0)\n"
-    "signal.signal(signal.SIGTERM, end)\n"
-    "while True: signal.pause()\n"
 )
 #: bytes asked of the stdout pipe per read on asyncio (see start())
 READ_CHUNK = 1 << 16
@@ -192,11 +184,10 @@ class StdioTransport:
         with contextlib.suppress(OSError):
             self._sentinel = await asyncio.create_subprocess_exec(
                 sys.executable, "-I", "-S", "-c", _SENTINEL, str(pgid), self._mark,
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=asyncio.subprocess.PIPE,  # never written: its end is the signal
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL,
                 start_new_session=True,
-                preexec_fn=_term_with_parent,
             )  # fmt: skip
 
     async def _stop_sentinel(self) -> None:
