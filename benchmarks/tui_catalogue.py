@@ -5,7 +5,8 @@ Each case runs the real app headless (140×45) in a fresh interpreter against
 1 MB one, 20,000 tools, a 3,000-level schema, `$ref` cycles — and reports:
 
     after answer   the tools/list answer appended to the traffic log → the list and the detail painted
-    keys           each of ↓ ↑ F1 Esc Tab: key → screen painted (wall, and the CPU time of the process)
+    keys           each of ↓ ↑ F1 Esc Tab: key → screen painted (wall, and the CPU time of the process);
+                   ten ↓ in a row (a held key), and from their start to the last item's call panel painted
     whole text     "Show the whole description" → the virtualised text painted, then End (its last line)
     q              q → the app has exited (server stopped)
     RSS            the process's resident memory with the catalogue on screen
@@ -69,6 +70,15 @@ async def main(target, args, transport):
             await pilot.press(key)
             await pilot.pause()
             out[f"key {key}"] = (time.perf_counter() - w, time.process_time() - c)
+        # a held ↓ (ten steps in a row), then the last item's call panel built once the highlight rests
+        w, c = time.perf_counter(), time.process_time()
+        await pilot.press(*["down"] * 10)
+        await pilot.pause()
+        out["held down x10"] = (time.perf_counter() - w, time.process_time() - c)
+        while not detail.query("#call-form > *"):
+            await pilot.pause(0.005)
+        await pilot.pause()
+        out["panel after rest"] = (time.perf_counter() - w, time.process_time() - c)
         if detail.query("#detail-show-description"):
             w, c = time.perf_counter(), time.process_time()
             detail.query_one("#detail-show-description", Button).press()
@@ -160,7 +170,11 @@ def main() -> None:
             f"after answer {after * 1000:.0f}",
             f"RSS {statistics.median(float(r['rss']) for r in runs):.0f} MB",
         ]  # type: ignore[arg-type]
-        for key in [k for k in runs[0] if k.startswith("key ") or k == "whole text"]:
+        for key in [
+            k
+            for k in runs[0]
+            if k.startswith("key ") or k in ("whole text", "held down x10", "panel after rest")
+        ]:
             wall = statistics.median(r[key][0] for r in runs)  # type: ignore[index]
             cpu = statistics.median(r[key][1] for r in runs)  # type: ignore[index]
             parts.append(f"{key.removeprefix('key ')} {wall * 1000:.0f} ({cpu * 1000:.0f})")

@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
@@ -51,6 +52,9 @@ PREVIEW_LINES = 40
 #: a JSON section whose pretty text is longer than this shows its first lines only
 JSON_CHARS = 100_000
 JSON_LINES = 400
+#: seconds the highlight must rest on an item before its call panel (the form) is built: building one takes
+#: ~30 widgets and a layout (a quarter of a second of CPU), too much for every step of a held-down ↓
+PANEL_DELAY = 0.12
 
 
 def size_text(chars: int) -> str:
@@ -124,6 +128,7 @@ any other field the server sent (nothing is hidden, unknown fields included).
         super().__init__(id=id)
         #: handed to the panel that calls, reads or gets the item
         self.context = context
+        self._panel_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("Select a tool, resource, template or prompt on the left.", id="detail-title")
@@ -136,7 +141,7 @@ any other field the server sent (nothing is hidden, unknown fields included).
         title = self.query_one("#detail-title", Static)
         description = self.query_one("#detail-description", Static)
         body = self.query_one("#detail-body", Static)
-        self._mount_call_panel(selection)
+        self._schedule_call_panel(selection)
         if selection is None:
             title.update("Select a tool, resource, template or prompt on the left.")
             description.update("")
@@ -173,15 +178,29 @@ any other field the server sent (nothing is hidden, unknown fields included).
         whole.mount(view)
         view.focus()
 
-    def _mount_call_panel(self, selection: Selection | None) -> None:
-        form = self.query_one("#call-form", Vertical)
-        form.remove_children()
-        panel = self.call_panel(*selection) if selection is not None else None
+    def _schedule_call_panel(self, selection: Selection | None) -> None:
+        """The previous item's panel goes at once (its button must not call the wrong tool); the new one is
+        built once the highlight rests (PANEL_DELAY), or at once when asked for (`show_call_panel`)."""
+        if self._panel_timer is not None:
+            self._panel_timer.stop()
+            self._panel_timer = None
+        self.query_one("#call-form", Vertical).remove_children()
+        if selection is not None:
+            self._panel_timer = self.set_timer(PANEL_DELAY, self.show_call_panel, name="call-panel")
+
+    def show_call_panel(self) -> None:
+        """Build the selected item's call panel now if it is still waiting for the highlight to rest."""
+        if self._panel_timer is None:
+            return
+        self._panel_timer.stop()
+        self._panel_timer = None
+        panel = self.call_panel(*self.selection) if self.selection is not None else None
         if panel is not None:
-            form.mount(panel)
+            self.query_one("#call-form", Vertical).mount(panel)
 
     def focus_call_form(self) -> bool:
         """Focus the first field of the item's panel (else its first button); False when it has none."""
+        self.show_call_panel()
         form = self.query_one("#call-form", Vertical)
         focusable = [widget for widget in form.query("*") if widget.focusable]
         first = next((widget for widget in focusable if not isinstance(widget, Button)), None)

@@ -326,6 +326,7 @@ class InspectApp(App[int]):
         """Enter on an item: its detail, then its form's first field (once the panel has mounted)."""
         self._show_item(event.kind, event.item)
         for detail in self.query(ItemDetail):
+            detail.show_call_panel()
             self.call_after_refresh(detail.focus_call_form)
 
     def on_tool_call_panel_call_finished(self, event: Any) -> None:

@@ -25,6 +25,7 @@ from mcpx.errors import ConnectError, McpxError, RpcError
 from mcpx.protocol.facade import Ending
 from mcpx.tui.session_state import CAPABILITY, KINDS, ItemKind, Lists, ServerInfo, SessionState, State
 from mcpx.tui.settings import InspectSettings, session_options
+from mcpx.tui.shell.heap import settle_after_listing
 from mcpx.wire.traffic import TrafficLog
 
 if TYPE_CHECKING:
@@ -266,6 +267,7 @@ class Connection:
             return
         if client is self.client:
             self._set_catalog(self.catalog.with_items(kind, tuple(items)))
+            settle_after_listing(len(items))
 
     def _list_changed(self, name: ItemKind) -> None:
         client = self.client

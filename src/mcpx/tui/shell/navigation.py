@@ -30,6 +30,7 @@ async def open_tool_call(app: InspectApp, tool_name: str, arguments: dict[str, A
         return
     detail = app.query_one(ItemDetail)
     detail.selection = ("tools", tool)
+    detail.show_call_panel()
     for side in app.query("#side").results(TabbedContent):
         side.active = "detail-tab"
     loop = asyncio.get_running_loop()
