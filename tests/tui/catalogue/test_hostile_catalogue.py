@@ -141,6 +141,11 @@ async def test_twenty_thousand_tools_list_and_filter() -> None:
         for keys in (("down",), ("pagedown",), ("end",), ("home",)):
             took = await timed_press(pilot, *keys)
             assert took < KEY, f"{keys} took {took:.2f} s"
+        # the form is built once the highlight rests: the one of the highlighted tool (tool_00000 after Home)
+        detail = app.query_one(ItemDetail)
+        await wait_for(
+            pilot, lambda: [p.tool_name for p in detail.query("#call-form ToolCallPanel")] == ["tool_00000"]
+        )  # type: ignore[attr-defined]
         await pilot.press("slash", *"tool_1999")
         await wait_for(pilot, lambda: tools.option_count == 10, 10.0)  # tool_19990 … tool_19999
         await pilot.press("ctrl+q")  # the focus is in the filter, where q is a letter
