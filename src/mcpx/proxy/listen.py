@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import uuid
 from collections import deque
 from collections.abc import Callable
@@ -58,12 +59,15 @@ class _Stream:
     def __init__(self, ids: set[object] | None) -> None:
         self.ids = ids
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.ended = False
 
     def put(self, frame: bytes) -> None:
         self.queue.put_nowait(frame)
 
     def end(self) -> None:
-        self.queue.put_nowait(None)
+        if not self.ended:
+            self.ended = True
+            self.queue.put_nowait(None)
 
 
 class HttpHost:
@@ -129,6 +133,10 @@ class HttpHost:
     # -- host → server -------------------------------------------------------------------------------
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._connections.add(writer)
+        sock = writer.get_extra_info("socket")
+        if sock is not None:  # an event stream is many small writes: none may wait for the last one's ACK
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         connection = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_BODY)
         try:
             while True:
@@ -302,7 +310,12 @@ async def _stream(
             frame = getter.result()
             if frame is None:
                 break
-            writer.write(connection.send(h11.Data(data=b"event: message\ndata: " + frame + b"\n\n")) or b"")
+            data = connection.send(h11.Data(data=b"event: message\ndata: " + frame + b"\n\n")) or b""
+            if stream.ended and stream.queue.qsize() == 1:  # the answer that ends it (only the end is left):
+                writer.write(data + (connection.send(h11.EndOfMessage()) or b""))  # one write, not two
+                await writer.drain()
+                return
+            writer.write(data)
             await writer.drain()
         writer.write(connection.send(h11.EndOfMessage()) or b"")
         await writer.drain()

@@ -21,6 +21,7 @@ import contextlib
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import BinaryIO
 import orjson
 
 from mcpx.errors import McpxError
+from mcpx.proxy.forget import ForgottenEvents
 from mcpx.proxy.host import HostEnd, HostSide
 from mcpx.proxy.sessions import SessionEntry, register
 from mcpx.proxy.upstream import Upstream, open_upstream
@@ -61,7 +63,8 @@ class Proxy:
         self.spec = spec
         self.options = options
         self._stderr = _StderrRelay()
-        self.log = TrafficLog()
+        clock = time.monotonic
+        self.log = TrafficLog(clock, cold=ForgottenEvents(clock()))
         self.say: Say = say or self._say
         self.upstream: Upstream = open_upstream(spec, self.log)
         self.host: HostEnd

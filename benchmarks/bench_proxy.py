@@ -1,0 +1,229 @@
+"""What `mcpx proxy` adds per message, over stdio and over HTTP, against the direct path, in one run.
+
+    .venv/bin/python benchmarks/bench_proxy.py [--calls 1000] [--rounds 3]
+
+The host is a plain blocking loop (the cheapest host there is, so the proxy's cost is not hidden under
+a client's): over stdio it writes a `tools/call echo` line and reads the answer line; over HTTP it POSTs
+with one keep-alive `httpx.Client`.
+
+- stdio: host → `benchmarks/echo_server.py` directly, and host → `mcpx proxy` (recording, the default)
+  → the same server.
+- stdio to a server as real ones are (the official SDK's, `tests/servers/sdk_everything.py`, a quarter of
+  the calls): the same two paths.
+- HTTP: host → `benchmarks/http_echo_server.py` directly, and host → `mcpx proxy --listen` (recording)
+  → the same server over HTTP (a reverse proxy in front of it).
+
+Each call is timed on its own; the figure is the median per call, and the added latency is the proxied
+median minus the direct one. Throughput: over stdio, N requests written at once (pipelined) and the time
+until the N-th answer, calls/s proxied ÷ direct; over HTTP, sequential calls/s proxied ÷ direct. Rounds
+interleave direct and proxied so that drift on a busy machine hits both alike; the proxies' CPU time is
+reported per call (from /proc: user + system of the proxy process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ECHO = ROOT / "benchmarks" / "echo_server.py"
+HTTP_ECHO = ROOT / "benchmarks" / "http_echo_server.py"
+#: a server as real ones are: the official SDK's (its echo tool), where a call costs ~1 ms of the server's
+SDK = ROOT / "tests" / "servers" / "sdk_everything.py"
+PY = sys.executable
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
+
+
+def call(rid: int) -> bytes:
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": rid,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": "hi"}},
+        },
+        separators=(",", ":"),
+    ).encode()
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class StdioHost:
+    def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env={**os.environ, **(env or {})},
+        )  # fmt: skip
+        self.ask(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}).encode())
+        self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+
+    def send(self, frame: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(frame + b"\n")
+        self.process.stdin.flush()
+
+    def ask(self, frame: bytes) -> bytes:
+        self.send(frame)
+        assert self.process.stdout is not None
+        return self.process.stdout.readline()
+
+    def sequential(self, n: int) -> list[float]:
+        times = []
+        for rid in range(1, n + 1):
+            start = time.perf_counter()
+            self.ask(call(rid))
+            times.append(time.perf_counter() - start)
+        return times
+
+    def pipelined(self, n: int) -> float:
+        """Seconds from the first request written to the n-th answer read (a writer thread feeds)."""
+        frames = [call(100_000 + rid) + b"\n" for rid in range(n)]
+        assert self.process.stdin is not None and self.process.stdout is not None
+        stdin = self.process.stdin
+
+        def feed() -> None:
+            for frame in frames:
+                stdin.write(frame)
+            stdin.flush()
+
+        start = time.perf_counter()
+        writer = threading.Thread(target=feed)
+        writer.start()
+        for _ in range(n):
+            self.process.stdout.readline()
+        elapsed = time.perf_counter() - start
+        writer.join()
+        return elapsed
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=10)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+def http_sequential(client: object, url: str, n: int) -> list[float]:
+    times = []
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    for rid in range(1, n + 1):
+        start = time.perf_counter()
+        response = client.post(url, content=call(rid), headers=headers)  # type: ignore[attr-defined]
+        response.read()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def start_http_echo() -> tuple[subprocess.Popen[bytes], str]:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen(
+        [PY, str(HTTP_ECHO), str(port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert server.stdout is not None
+    server.stdout.readline()  # "ready"
+    return server, f"http://127.0.0.1:{port}/mcp"
+
+
+def start_listening_proxy(target: str, data: str) -> tuple[subprocess.Popen[bytes], str]:
+    proxy = subprocess.Popen(
+        [PY, "-m", "mcpx", "proxy", "--listen", "0", "--name", "bench-http", target],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**os.environ, "MCPX_DATA_DIR": data},
+    )  # fmt: skip
+    assert proxy.stderr is not None
+    line = proxy.stderr.readline().decode()
+    return proxy, line.split("listening on ")[1].split(" ")[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    import httpx
+
+    data = tempfile.mkdtemp(prefix="mcpx-bench-proxy-")
+    env = {"MCPX_DATA_DIR": data}
+    kinds = ("stdio-direct", "stdio-proxy", "sdk-direct", "sdk-proxy", "http-direct", "http-proxy")
+    results: dict[str, list[float]] = {k: [] for k in kinds}
+    pipelined: dict[str, list[float]] = {"direct": [], "proxy": []}
+    proxy_cpu: dict[str, list[float]] = {"stdio": [], "http": []}
+    n = args.calls
+
+    server, direct_url = start_http_echo()
+    http_proxy, proxy_url = start_listening_proxy(direct_url, data)
+    try:
+        with httpx.Client() as client:
+            init = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}).encode()
+            headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+            for url in (direct_url, proxy_url):
+                client.post(url, content=init, headers=headers).read()
+            for _ in range(args.rounds):
+                direct = StdioHost([PY, str(ECHO)])
+                proxied = StdioHost([PY, "-m", "mcpx", "proxy", "--name", "bench", PY, str(ECHO)], env)
+                results["stdio-direct"] += direct.sequential(n)
+                before = cpu_seconds(proxied.process.pid)
+                results["stdio-proxy"] += proxied.sequential(n)
+                proxy_cpu["stdio"].append((cpu_seconds(proxied.process.pid) - before) / n)
+                pipelined["direct"].append(direct.pipelined(n))
+                pipelined["proxy"].append(proxied.pipelined(n))
+                direct.close()
+                proxied.close()
+                direct = StdioHost([PY, str(SDK)])
+                proxied = StdioHost([PY, "-m", "mcpx", "proxy", "--name", "bench-sdk", PY, str(SDK)], env)
+                results["sdk-direct"] += direct.sequential(n // 4)
+                results["sdk-proxy"] += proxied.sequential(n // 4)
+                direct.close()
+                proxied.close()
+                results["http-direct"] += http_sequential(client, direct_url, n)
+                before = cpu_seconds(http_proxy.pid)
+                results["http-proxy"] += http_sequential(client, proxy_url, n)
+                proxy_cpu["http"].append((cpu_seconds(http_proxy.pid) - before) / n)
+    finally:
+        http_proxy.terminate()
+        http_proxy.wait(timeout=10)
+        server.terminate()
+        server.wait(timeout=10)
+
+    med = {k: statistics.median(v) * 1e6 for k, v in results.items()}
+    out = {
+        "calls_per_round": n,
+        "rounds": args.rounds,
+        "median_us": {k: round(v, 1) for k, v in med.items()},
+        "added_median_us": {
+            "stdio": round(med["stdio-proxy"] - med["stdio-direct"], 1),
+            "sdk": round(med["sdk-proxy"] - med["sdk-direct"], 1),
+            "http": round(med["http-proxy"] - med["http-direct"], 1),
+        },
+        "throughput_ratio": {
+            "stdio_pipelined": round(
+                statistics.median(pipelined["direct"]) / statistics.median(pipelined["proxy"]), 3
+            ),
+            "stdio_sequential": round(med["stdio-direct"] / med["stdio-proxy"], 3),
+            "sdk_sequential": round(med["sdk-direct"] / med["sdk-proxy"], 3),
+            "http_sequential": round(med["http-direct"] / med["http-proxy"], 3),
+        },
+        "pipelined_calls_per_s": {k: round(n / statistics.median(v)) for k, v in pipelined.items()},
+        "proxy_cpu_us_per_call": {k: round(statistics.median(v) * 1e6, 1) for k, v in proxy_cpu.items()},
+        "load_average": os.getloadavg()[0],
+    }
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
