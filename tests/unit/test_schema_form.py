@@ -370,3 +370,37 @@ def test_an_object_schema_without_properties_left_empty_is_an_empty_object_and_v
         assert model.value() == {}
         assert model.issues() == []
     assert FormModel({}).value() is None  # no type: nothing is assumed
+
+
+FORMATS = {  # format: (a valid value, an invalid one)
+    "email": ("a@example.com", "not-an-email"),
+    "idn-email": ("用户@例子.广告", "no at sign"),
+    "uri": ("https://example.com/a?b=1", "not a uri"),
+    "uri-reference": ("../a/b", "http://[bad"),
+    "iri": ("https://例子.广告/路径", "例子 no scheme"),
+    "iri-reference": ("/路径?q=1", "http://[bad"),
+    "uri-template": ("https://x/{id}", "https://x/{id"),
+    "date-time": ("2026-11-24T23:10:00Z", "2026-11-24 late"),
+    "date": ("2026-11-24", "2026-13-40"),
+    "time": ("23:10:00Z", "25:99"),
+    "duration": ("P1Y2M3DT4H5M6S", "P1H"),
+    "hostname": ("example.com", "-bad-.com"),
+    "idn-hostname": ("例子.广告", "a..b"),
+    "ipv4": ("10.0.0.1", "10.0.0.256"),
+    "ipv6": ("::1", "::g"),
+    "uuid": ("9f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f", "9f0c1d2e"),
+    "json-pointer": ("/a/b~1c", "a/b"),
+    "relative-json-pointer": ("1/a", "/a"),
+    "regex": ("^a+$", "(unclosed"),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_every_format_the_spec_names_is_checked(fmt: str) -> None:
+    from mcpx.schema.validate import validate
+
+    good, bad = FORMATS[fmt]
+    schema = {"type": "object", "properties": {"v": {"type": "string", "format": fmt}}}
+    assert validate(schema, {"v": good}) == []
+    issues = validate(schema, {"v": bad})
+    assert [i.path for i in issues] == [("v",)] and issues[0].keyword == "format"

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from scripted import wait_for
-from textual.widgets import OptionList, Select, TextArea
+from textual.widgets import Input, OptionList, Select, TextArea
 
 from mcpx.transports.spec import resolve_target
 from mcpx.tui.catalogue.item_detail import ItemDetail
@@ -188,7 +188,11 @@ async def test_server_everything() -> None:
         detail = app.query_one(ItemDetail)
         await wait_for(pilot, lambda: detail.selection is not None and detail.selection[1].name == "get-sum")
         pid = server_pid(app)
+        # Enter in the filter opened get-sum's form: letters type there; Escape twice is the catalogue
+        await wait_for(pilot, lambda: isinstance(app.focused, Input) and app.focused.id != "browser-filter")
         await pilot.press("t", "q")
+        assert app.is_running
+        await pilot.press("escape", "escape", "t", "q")
         await wait_for(pilot, lambda: not app.is_running, CONNECT)
     assert not group_alive(pid)
 

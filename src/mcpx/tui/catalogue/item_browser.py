@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -77,8 +77,11 @@ class ItemBrowser(Vertical):
     HELP: ClassVar[str] = """\
 What the server offers. **←/→** on the tabs switch between Tools, Resources, Templates and Prompts; a
 greyed tab is a capability the server did not declare (hover it for the reason). **/** filters every
-tab by name, title, URI and description. Highlighting an item shows its detail on the right; **Enter**
-moves into its form (call the tool, read the resource, fill the template or the prompt).
+tab by name, title, URI and description (a new filter highlights the first match; **Enter** in the
+filter opens it). Highlighting an item shows its detail on the right; **Enter** moves into its form
+(call the tool, read the resource, fill the template or the prompt): what is typed right after Enter
+goes into the form's first field. **T R M P** show Tools, Resources, teMplates, Prompts from anywhere
+outside a form.
 
 Badges come from tool annotations: read-only, destructive, idempotent, open-world.
 """
@@ -117,11 +120,17 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._shown: dict[ItemKind, list[Any]] = {kind: [] for kind in KINDS}
+        #: the filter each list was last drawn for (a new filter highlights the first match again)
+        self._drawn_for: dict[ItemKind, str] = {}
+        #: keys typed after Enter opened an item, before its form took focus (None: not opening one)
+        self._typed_ahead: list[events.Key] | None = None
         #: each listing's items with their lower-cased search text, made once per listing
         self._haystacks: dict[ItemKind, tuple[object, list[tuple[Any, str]]]] = {}
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="/ filter tools, resources, prompts…", id="browser-filter", compact=True)
+        yield FilterInput(
+            placeholder="/ filter tools, resources, prompts…", id="browser-filter", compact=True
+        )
         with TabbedContent(id="browser-tabs"):
             for kind in KINDS:
                 with TabPane(TITLES[kind], id=f"{kind}-tab"):
@@ -147,13 +156,64 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
     def focus_list(self) -> None:
         self.query_one(f"#{self.active_kind}-list", OptionList).focus()
 
+    def show_kind(self, kind: ItemKind) -> None:
+        """Switch to the tab of `kind` and focus its list (a disabled tab stays as it is)."""
+        tabs = self.query_one("#browser-tabs", TabbedContent)
+        if tabs.get_tab(f"{kind}-tab").disabled:
+            self.notify(f"The server offers no {kind}.", severity="warning")
+            return
+        tabs.active = f"{kind}-tab"
+        self.query_one(f"#{kind}-list", OptionList).focus()
+
+    # -- keys typed while an item opens ----------------------------------------------------------------
+    def start_typed_ahead(self) -> None:
+        """Enter is opening an item: keep what is typed next for its form (see `take_typed_ahead`)."""
+        self._typed_ahead = []
+
+    def take_typed_ahead(self) -> list[events.Key]:
+        """The keys typed since Enter opened an item, in order; typing goes where focus is from now."""
+        keys, self._typed_ahead = self._typed_ahead or [], None
+        return keys
+
+    def keep_typed_ahead(self, event: events.Key) -> bool:
+        if self._typed_ahead is None or not event.is_printable:
+            return False
+        self._typed_ahead.append(event)
+        event.stop()
+        event.prevent_default()
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        if self.keep_typed_ahead(event):
+            return
+        focused = self.app.focused
+        if event.key == "enter" and isinstance(focused, OptionList) and self._highlighted_item() is not None:
+            self.start_typed_ahead()
+
+    def _highlighted_item(self) -> Any:
+        kind = self.active_kind
+        option_list = self.query_one(f"#{kind}-list", OptionList)
+        shown = self._shown.get(kind, [])
+        index = option_list.highlighted
+        return shown[index] if index is not None and 0 <= index < len(shown) else None
+
     @on(Input.Changed, "#browser-filter")
     def _filter_typed(self, event: Input.Changed) -> None:
         self.filter_text = event.value.strip().lower()
 
     @on(Input.Submitted, "#browser-filter")
     def _filter_done(self) -> None:
+        """Enter in the filter opens the highlighted match (the first, after a new filter)."""
+        self.filter_text = self.query_one("#browser-filter", Input).value.strip().lower()
+        self._refresh_all()
+        item = self._highlighted_item()
+        if item is None:  # nothing to open: what was typed meanwhile goes on into the filter
+            box = self.query_one("#browser-filter", Input)
+            for key in self.take_typed_ahead():
+                box.post_message(events.Key(key.key, key.character))
+            return
         self.focus_list()
+        self.post_message(self.ItemOpened(self, self.active_kind, item))
 
     def _refresh_all(self) -> None:
         if not self.is_mounted:
@@ -196,7 +256,8 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
         tab.label = (
             f"{TITLES[kind]} {len(matched)}/{len(items)}" if needle else f"{TITLES[kind]} {len(items)}"
         )
-        previous = option_list.highlighted
+        previous = option_list.highlighted if self._drawn_for.get(kind) == needle else None
+        self._drawn_for[kind] = needle
         shown = matched[:MAX_SHOWN]
         self._shown[kind] = shown
         options = [Option(self._prompt(kind, item)) for item in shown]
@@ -254,3 +315,16 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
         index = option_list.highlighted
         if shown and index is not None and index < len(shown):
             self.post_message(self.ItemSelected(self, kind, shown[index]))
+
+
+class FilterInput(Input):
+    """The browser's filter: after Enter opens the first match, what is typed goes to its form."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        browser = next((a for a in self.ancestors if isinstance(a, ItemBrowser)), None)
+        if browser is not None:
+            if browser.keep_typed_ahead(event):
+                return
+            if event.key == "enter":
+                browser.start_typed_ahead()
+        await super()._on_key(event)

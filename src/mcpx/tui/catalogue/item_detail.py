@@ -13,10 +13,12 @@ from rich.console import Group, RenderableType
 from rich.json import JSON
 from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
@@ -24,6 +26,7 @@ from textual.widgets import Button, Static
 
 from mcpx.tui.catalogue.item_browser import BADGES, item_name
 from mcpx.tui.context import InspectContext
+from mcpx.tui.forms.form_keys import keep_letters, shown_focusable
 from mcpx.tui.session_state import ItemKind
 from mcpx.tui.widgets.event_list_view import foreground, printable
 
@@ -113,7 +116,31 @@ class ItemDetail(VerticalScroll, can_focus=True):
     HELP: ClassVar[str] = """\
 The highlighted item in full: description, annotations, icons, input and output schemas, `_meta`, and
 any other field the server sent (nothing is hidden, unknown fields included).
+
+Inside its form the form owns the keys: letters type, they never reach the app's one-letter keys.
+**Escape** leaves the field (focus stays here); **Escape** again goes back to the catalogue.
 """
+    BINDING_GROUP_TITLE = "Detail"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "escape",
+            "leave",
+            "Back",
+            id="leave-form",
+            tooltip="Leave the field; from the pane, back to the catalogue",
+        ),
+    ]
+
+    class Left(Message):
+        """Escape with focus on the pane itself: the user wants the catalogue again."""
+
+        def __init__(self, detail: ItemDetail) -> None:
+            super().__init__()
+            self.detail = detail
+
+        @property
+        def control(self) -> ItemDetail:
+            return self.detail
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"item-detail--heading"}
     DEFAULT_CSS = """
@@ -129,6 +156,7 @@ any other field the server sent (nothing is hidden, unknown fields included).
         #: handed to the panel that calls, reads or gets the item
         self.context = context
         self._panel_timer: Timer | None = None
+        self._panel: Widget | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("Select a tool, resource, template or prompt on the left.", id="detail-title")
@@ -185,6 +213,7 @@ any other field the server sent (nothing is hidden, unknown fields included).
             self._panel_timer.stop()
             self._panel_timer = None
         self.query_one("#call-form", Vertical).remove_children()
+        self._panel = None
         if selection is not None:
             self._panel_timer = self.set_timer(PANEL_DELAY, self.show_call_panel, name="call-panel")
 
@@ -195,20 +224,47 @@ any other field the server sent (nothing is hidden, unknown fields included).
         self._panel_timer.stop()
         self._panel_timer = None
         panel = self.call_panel(*self.selection) if self.selection is not None else None
+        self._panel = panel
         if panel is not None:
             self.query_one("#call-form", Vertical).mount(panel)
 
-    def focus_call_form(self) -> bool:
-        """Focus the first field of the item's panel (else its first button); False when it has none."""
-        self.show_call_panel()
-        form = self.query_one("#call-form", Vertical)
-        focusable = [widget for widget in form.query("*") if widget.focusable]
-        first = next((widget for widget in focusable if not isinstance(widget, Button)), None)
-        target = first or (focusable[0] if focusable else None)
-        if target is None:
-            return False
-        target.focus()
-        return True
+    async def open_form(self) -> Widget | None:
+        """Focus the first field on screen of the item's panel, once it has composed (else its first
+        button); the widget focused, or None when the panel has nothing to focus."""
+        import asyncio
+
+        from mcpx.tui.forms.schema_form import SchemaForm
+
+        self.show_call_panel()  # at once: the user asked for it (no waiting for the highlight to rest)
+        panel = self._panel
+        for _ in range(200):  # the panel mounts and composes over a few refreshes (2 s at most)
+            if panel is not self._panel:
+                return None  # another item was chosen meanwhile
+            if panel is not None and panel.is_mounted and shown_focusable(panel):
+                break
+            await asyncio.sleep(0.01)
+        else:
+            return None
+        assert panel is not None
+        forms = panel.query(SchemaForm)
+        if forms:
+            return await forms.first().focus_first()
+        shown = shown_focusable(panel)
+        first = next((w for w in shown if not isinstance(w, Button)), None) or shown[0]
+        first.focus()
+        return first
+
+    def on_key(self, event: events.Key) -> None:
+        # the form owns its keys: a letter on one of its buttons never reaches the app's letters
+        for form in self.query("#call-form").results(Vertical):
+            keep_letters(form, event)
+
+    def action_leave(self) -> None:
+        focused = self.app.focused
+        if focused is not None and focused is not self and self in focused.ancestors:
+            self.focus(scroll_visible=False)  # out of the field, still in the pane
+        else:
+            self.post_message(self.Left(self))
 
     def call_panel(self, kind: ItemKind, item: Any) -> Widget | None:
         """What `#call-form` holds for the item: the panel that calls, reads or gets it."""

@@ -45,10 +45,11 @@ class ToolCallPanel(Vertical):
     """The form, the call button and the outcome of one tool."""
 
     HELP: ClassVar[str] = """\
-Call the tool: fill the form (**F2** for raw JSON), then **ctrl+r** or the **Call** button. While the
-arguments do not match the schema the button says why; **ctrl+g** (**Send anyway**) sends them as they
-are. A destructive tool asks first. A running call shows the server's progress; **Escape** or
-**Cancel** cancels it (the server is told). The result appears below the form.
+Call the tool: fill the form (**F2** for raw JSON), then **Enter** in a field, **ctrl+r** or the
+**Call** button. While the arguments do not match the schema the button says why (Enter goes on to the
+next field); **ctrl+g** (**Send anyway**) sends them as they are. A destructive tool asks first. A
+running call shows the server's progress; **Escape** or **Cancel** cancels it (the server is told). The
+result appears below the form, scrolled into view.
 """
     BINDING_GROUP_TITLE = "Tool call"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -214,6 +215,12 @@ are. A destructive tool asks first. A running call shows the server's progress; 
         event.stop()
         self.action_cancel()
 
+    @on(SchemaForm.Submitted)
+    def _form_submitted(self, event: SchemaForm.Submitted) -> None:
+        event.stop()
+        if not self.running:
+            self.action_call()
+
     @on(SchemaForm.Changed)
     def _form_changed(self, event: SchemaForm.Changed) -> None:
         event.stop()
@@ -345,6 +352,8 @@ are. A destructive tool asks first. A running call shows the server's progress; 
             self._say("")
             await holder.mount(Static(self._error_text(outcome, took), classes="call-error"))
         self._refresh_button()
+        # the result is in view: the detail pane scrolls to its top (it landed below the fold before)
+        self.call_after_refresh(holder.scroll_visible, top=True, animate=False)
 
     @staticmethod
     def _error_text(error: Any, took: str) -> Content:

@@ -104,6 +104,10 @@ class FieldView(Vertical):
     FieldView .row-key { width: 24; }
     FieldView Collapsible { padding-left: 1; border-top: none; background: $background; }
     FieldView .add-button { width: auto; min-width: 10; margin: 0; }
+    /* focus you can see: compact editors have no border to light up */
+    FieldView Input:focus, FieldView TextArea:focus { background-tint: $accent 25%; }
+    FieldView Checkbox:focus > .toggle--button { background: $accent; }
+    FieldView SelectionList:focus { background-tint: $accent 15%; }
     """
 
     class Edited(Message):
@@ -282,7 +286,8 @@ class JsonField(FieldView):
         assert isinstance(node, JsonNode)
         if node.reason:
             yield Static(Content.styled(f"JSON: {node.reason}", "$text-muted"))
-        yield TextArea(node.text, tab_behavior="indent", soft_wrap=True, compact=True)
+        # Tab leaves the editor (indenting with it trapped focus: there was no way out by keyboard)
+        yield TextArea(node.text, tab_behavior="focus", soft_wrap=True, compact=True)
 
     @on(TextArea.Changed)
     def _typed(self, event: TextArea.Changed) -> None:

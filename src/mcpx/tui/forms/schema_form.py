@@ -7,11 +7,14 @@
 
 F2 switches between the fields and a raw JSON editor of the whole value; both ways keep what was typed
 (going back without an edit keeps the fields exactly as they were, "1.50" included). Every change posts
-`SchemaForm.Changed`. The model is `mcpx.schema.form.FormModel`, free of any UI.
+`SchemaForm.Changed`; Enter in a field posts `SchemaForm.Submitted` when the value is valid (else it
+moves on to the next field). Tab always leaves a JSON editor (it never indents: focus is never trapped).
+The model is `mcpx.schema.form.FormModel`, free of any UI.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any, ClassVar
 
@@ -22,10 +25,12 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Button, ContentSwitcher, Static, TextArea
+from textual.widget import Widget
+from textual.widgets import Button, ContentSwitcher, Input, Static, TextArea
 
-from mcpx.schema.form import FormModel, Issue, Path, VariantNode
+from mcpx.schema.form import ArrayNode, FormModel, Issue, Path, VariantNode
 from mcpx.schema.validate import validate
+from mcpx.tui.forms.form_keys import shown_focusable
 from mcpx.tui.forms.schema_fields import FieldView, field_view
 
 
@@ -62,6 +67,17 @@ a string field is sent as a string, a number field sends a number.
 
     class Changed(Message):
         """The value or its problems changed (posted after every edit, in either view)."""
+
+        def __init__(self, form: SchemaForm) -> None:
+            super().__init__()
+            self.form = form
+
+        @property
+        def control(self) -> SchemaForm:
+            return self.form
+
+    class Submitted(Message):
+        """Enter in a field of a valid form: the user wants it sent."""
 
         def __init__(self, form: SchemaForm) -> None:
             super().__init__()
@@ -152,7 +168,7 @@ a string field is sent as a string, a number field sends a number.
         with ContentSwitcher(initial="form-fields"):
             with Vertical(id="form-fields"):
                 yield field_view(self.model.root, bare=True)
-            yield TextArea("", id="form-raw", tab_behavior="indent", show_line_numbers=True)
+            yield TextArea("", id="form-raw", tab_behavior="focus", show_line_numbers=True)
 
     def on_mount(self) -> None:
         self._validate()
@@ -166,7 +182,44 @@ a string field is sent as a string, a number field sends a number.
 
         self.call_later(rebuild)
 
+    async def focus_first(self) -> Widget | None:
+        """Focus the first field on screen (never a hidden editor) and return it. A form that starts as
+        an empty array gets its first item, so typing lands in a field; else the first button."""
+        for _ in range(2):
+            shown = shown_focusable(self)
+            fields = [w for w in shown if not isinstance(w, Button)]
+            if fields:
+                fields[0].focus()
+                return fields[0]
+            adder = next((w for w in shown if isinstance(w, Button) and w.name == "add"), None)
+            owner = adder.parent if adder is not None else None
+            if not isinstance(owner, FieldView) or not isinstance(owner.node, ArrayNode):
+                break
+            owner.node.add()
+            owner.edited(structural=True)
+            for _ in range(50):  # the array recomposes with its item on the next refresh
+                await asyncio.sleep(0.01)
+                if self.first_field() is not None:
+                    break
+        shown = shown_focusable(self)
+        if shown:
+            shown[0].focus()
+        return shown[0] if shown else None
+
+    def first_field(self) -> Widget | None:
+        shown = shown_focusable(self)
+        return next((w for w in shown if not isinstance(w, Button)), None)
+
     # -- changes -------------------------------------------------------------------------------------
+    @on(Input.Submitted)
+    def _entered(self, event: Input.Submitted) -> None:
+        """Enter in a field: send a valid form, else go on to the next field."""
+        event.stop()
+        if not self._issues and self.raw_valid_json:
+            self.post_message(self.Submitted(self))
+        else:
+            self.screen.focus_next()
+
     @on(FieldView.Edited)
     def _edited(self, event: FieldView.Edited) -> None:
         event.stop()

@@ -45,7 +45,7 @@ from mcpx.tui.shell.death_banner import DeathBanner
 from mcpx.tui.shell.header_bar import HeaderBar
 from mcpx.tui.shell.help_screen import GENERAL
 from mcpx.tui.shell.info_view import InfoView
-from mcpx.tui.shell.navigation import open_tool_call, show_check, show_event
+from mcpx.tui.shell.navigation import open_item_form, open_tool_call, show_check, show_event
 from mcpx.tui.shell.safe_output import safe_driver
 from mcpx.tui.shell.secret_filter import SecretFilter
 from mcpx.tui.shell.signals import exit_on_signals
@@ -59,6 +59,13 @@ if TYPE_CHECKING:
     from mcpx import ServerSpec
     from mcpx.protocol.client import Client
 
+#: the letter keys of the catalogue's tabs (the official inspector's TUI has them too)
+CATALOGUE_KEYS = (
+    ("T", "tools", "Tools"),
+    ("R", "resources", "Resources"),
+    ("M", "templates", "Templates"),
+    ("P", "prompts", "Prompts"),
+)
 #: actions that need the traffic panel (see check_action)
 _PANEL_ACTIONS = {"focus_traffic", "clear_log", "toggle_follow", "copy_event"}
 #: events between two gc.freeze() calls (see _tick)
@@ -99,6 +106,10 @@ class InspectApp(App[int]):
         ),
         Binding(
             "ctrl+r", "call_tool", "Call", show=False, id="call-selected-tool", tooltip="Call the tool shown"
+        ),
+        *(
+            Binding(key, f"show_kind('{kind}')", title, show=False, id=f"show-{kind}", tooltip=f"{title} tab")
+            for key, kind, title in CATALOGUE_KEYS
         ),
     ]
 
@@ -325,9 +336,14 @@ class InspectApp(App[int]):
     def _item_opened(self, event: ItemBrowser.ItemOpened) -> None:
         """Enter on an item: its detail, then its form's first field (once the panel has mounted)."""
         self._show_item(event.kind, event.item)
-        for detail in self.query(ItemDetail):
-            detail.show_call_panel()
-            self.call_after_refresh(detail.focus_call_form)
+        self.run_worker(open_item_form(self), name="open form", group="focus", exclusive=True)
+
+    @on(ItemDetail.Left)
+    def _detail_left(self) -> None:
+        self.action_focus_browser()
+
+    def action_show_kind(self, kind: ItemKind) -> None:
+        self.query_one(ItemBrowser).show_kind(kind)
 
     def on_tool_call_panel_call_finished(self, event: Any) -> None:
         """`ToolCallPanel.CallFinished`: the call goes into the session's history."""

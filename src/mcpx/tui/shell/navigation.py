@@ -60,6 +60,21 @@ async def open_tool_call(app: InspectApp, tool_name: str, arguments: dict[str, A
         panel.load_arguments(arguments)
 
 
+async def open_item_form(app: InspectApp) -> None:
+    """Enter on an item: focus its form's first field once composed, then hand it what was typed since."""
+    from textual import events
+
+    from mcpx.tui.catalogue.item_browser import ItemBrowser
+
+    browsers = app.query(ItemBrowser)
+    detail = app.query(ItemDetail).first() if app.query(ItemDetail) else None
+    focused = await detail.open_form() if detail is not None else None
+    typed = browsers.first().take_typed_ahead() if browsers else []
+    if focused is not None:
+        for key in typed:
+            focused.post_message(events.Key(key.key, key.character))
+
+
 def saved_calls_of(app: InspectApp) -> SavedCalls | None:
     """The current server's saved calls (for the command palette), or None before a connection."""
     key = server_key(app.session)

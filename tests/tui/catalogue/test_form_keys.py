@@ -1,0 +1,128 @@
+"""Keys under the fingers, on the scripted server: the issue's own sequences, typed, and the session is
+unchanged (no reconnect, no quit, the form kept). One app per test, in memory on a virtual clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scripted import TOOLS, Script, scripted_app, settle, wait_for
+from textual.widgets import Button, Input, OptionList, TextArea
+
+from mcpx.tui.catalogue.item_browser import ItemBrowser
+from mcpx.tui.catalogue.item_detail import ItemDetail
+from mcpx.tui.catalogue.tool_call import ToolCallPanel
+from mcpx.tui.forms.schema_form import SchemaForm
+from mcpx.tui.results.result_view import ResultView
+
+SIZE = (160, 45)
+#: an array-only tool, as server-filesystem's read_multiple_files and server-memory's write tools are
+READ_MANY: dict[str, Any] = {
+    "name": "read_many",
+    "description": "Read several files.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"paths": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
+        "required": ["paths"],
+    },
+}
+RAW_ONLY: dict[str, Any] = {
+    "name": "raw_only",
+    "description": "Arguments the form shows as JSON.",
+    "inputSchema": {"type": "object", "properties": {"blob": {}}},
+}
+
+
+def script() -> Script:
+    answer = {"content": [{"type": "text", "text": "- a: 1\n  b:   2"}]}
+    return Script(tools=[READ_MANY, RAW_ONLY, *TOOLS], calls={"read_many": answer, "echo": answer})
+
+
+def unchanged(app: Any, attempt: int) -> bool:
+    return app.is_running and app.session.attempt == attempt and app.session.state == "connected"
+
+
+def calls(app: Any) -> list[Any]:
+    return [e.message.params for e in app.traffic if e.kind == "request" and e.method == "tools/call"]
+
+
+async def test_enter_from_the_filter_lands_in_the_array_field_and_letters_type_there() -> None:
+    """`/`, a name, Enter, then typing: the text is the array item's, `r` and `q` restart or quit
+    nothing; Enter sends the filled form and its result is in view."""
+    session = scripted_app(script())
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        attempt = app.session.attempt
+        await pilot.press("slash", *"read_m", "enter", *"rq/tmp")
+        panel = app.query_one(ToolCallPanel)
+        assert panel.tool_name == "read_many"
+        await wait_for(pilot, lambda: panel.form.value == {"paths": ["rq/tmp"]})
+        focused = app.focused
+        assert isinstance(focused, Input) and focused.display and focused.region.area > 0
+        assert unchanged(app, attempt)
+
+        await pilot.press("enter")  # every field is filled: Enter calls
+        await wait_for(pilot, lambda: bool(panel.query(ResultView)))
+        assert calls(app)[-1]["arguments"] == {"paths": ["rq/tmp"]}
+        detail = app.query_one(ItemDetail)
+        result = panel.query_one(ResultView)
+        await wait_for(pilot, lambda: detail.region.contains_point(result.region.offset))  # scrolled to
+
+
+async def test_letters_on_a_forms_buttons_never_reach_the_apps_keys() -> None:
+    session = scripted_app(script())
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        attempt = app.session.attempt
+        await pilot.press("enter")  # the first tool: read_many, its item added and focused
+        panel = app.query_one(ToolCallPanel)
+        await wait_for(pilot, lambda: isinstance(app.focused, Input))
+        adder = next(b for b in panel.query(Button) if b.name == "add")
+        adder.focus()
+        await pilot.press(*"rqtiCTRMP?")
+        assert unchanged(app, attempt) and app.focused is adder
+        assert app.query_one("#side").active == "detail-tab"  # type: ignore[attr-defined]
+        call_button = panel.query_one("#call-button", Button)
+        call_button.focus()
+        await pilot.press("r", "q")
+        assert unchanged(app, attempt) and app.focused is call_button
+        assert panel.form.value == {"paths": [""]}  # the form is as it was
+
+
+async def test_escape_tab_filter_highlight_and_tab_letters() -> None:
+    """Tab leaves JSON editors, Escape leaves the field then the form, a new filter highlights its first
+    match, and letters switch the catalogue's tabs."""
+    session = scripted_app(script())
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        tools = app.query_one("#tools-list", OptionList)
+        await pilot.press("down", "enter")  # raw_only: a JSON editor field
+        await wait_for(pilot, lambda: isinstance(app.focused, TextArea))
+        editor = app.focused
+        await pilot.press("tab")
+        assert app.focused is not editor  # Tab leaves a JSON editor (it never indents)
+        assert isinstance(editor, TextArea) and "\t" not in editor.text
+        form = app.query_one(SchemaForm)
+        await pilot.press("shift+tab", "f2")  # the raw JSON of the whole form: Tab leaves it too
+        await wait_for(pilot, lambda: form.raw_mode and isinstance(app.focused, TextArea))
+        await pilot.press("tab")
+        assert not isinstance(app.focused, TextArea)
+        await pilot.press("shift+tab", "escape")
+        assert isinstance(app.focused, ItemDetail)  # out of the field, still in the pane
+        await pilot.press("escape")
+        assert app.focused is tools  # and back to the catalogue
+
+        # a new filter highlights its first match (Enter would call the wrong tool otherwise)
+        await pilot.press("down", "down")
+        assert tools.highlighted == 3
+        await pilot.press("slash", "e")
+        await wait_for(pilot, lambda: tools.highlighted == 0)
+        await pilot.press("escape")  # (the filter keeps "e"; Escape leaves it)
+        browser = app.query_one(ItemBrowser)
+        tools.focus()
+        for key, kind in (("R", "resources"), ("M", "templates"), ("P", "prompts"), ("T", "tools")):
+            await pilot.press(key)
+            assert browser.active_kind == kind
+            assert app.focused is app.query_one(f"#{kind}-list")
