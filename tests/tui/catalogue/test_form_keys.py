@@ -122,7 +122,7 @@ async def test_escape_tab_filter_highlight_and_tab_letters() -> None:
         await pilot.press("escape")  # (the filter keeps "e"; Escape leaves it)
         browser = app.query_one(ItemBrowser)
         tools.focus()
-        for key, kind in (("R", "resources"), ("M", "templates"), ("P", "prompts"), ("T", "tools")):
+        for key, kind in (("R", "resources"), ("M", "resourceTemplates"), ("P", "prompts"), ("T", "tools")):
             await pilot.press(key)
             assert browser.active_kind == kind
             assert app.focused is app.query_one(f"#{kind}-list")

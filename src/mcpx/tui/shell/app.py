@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 CATALOGUE_KEYS = (
     ("T", "tools", "Tools"),
     ("R", "resources", "Resources"),
-    ("M", "templates", "Templates"),
+    ("M", "resourceTemplates", "Templates"),
     ("P", "prompts", "Prompts"),
 )
 #: actions that need the traffic panel (see check_action)
@@ -108,7 +108,7 @@ class InspectApp(App[int]):
             "ctrl+r", "call_tool", "Call", show=False, id="call-selected-tool", tooltip="Call the tool shown"
         ),
         *(
-            Binding(key, f"show_kind('{kind}')", title, show=False, id=f"show-{kind}", tooltip=f"{title} tab")
+            Binding(key, f"show_kind('{kind}')", title, show=False, id=f"show-{title.lower()}", tooltip=f"{title} tab")
             for key, kind, title in CATALOGUE_KEYS
         ),
     ]
