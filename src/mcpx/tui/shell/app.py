@@ -108,7 +108,14 @@ class InspectApp(App[int]):
             "ctrl+r", "call_tool", "Call", show=False, id="call-selected-tool", tooltip="Call the tool shown"
         ),
         *(
-            Binding(key, f"show_kind('{kind}')", title, show=False, id=f"show-{title.lower()}", tooltip=f"{title} tab")
+            Binding(
+                key,
+                f"show_kind('{kind}')",
+                title,
+                show=False,
+                id=f"show-{title.lower()}",
+                tooltip=f"{title} tab",
+            )
             for key, kind, title in CATALOGUE_KEYS
         ),
     ]
