@@ -260,12 +260,16 @@ def test_a_dying_server_ends_the_hosts_connection_with_its_code(tmp_path: Path) 
 
 
 def test_a_stdio_host_reaches_an_http_server_through_the_proxy(tmp_path: Path) -> None:
-    """The bridge: a stdio-only host, a Streamable HTTP server. The host pipelines its first frames;
-    the proxy holds them until the handshake's answer brings the session they need."""
-    from http_servers import running, sdk_server
+    """The bridge: a stdio-only host, a Streamable HTTP server (tests/servers/secret_echo.py, which logs
+    each request's headers and echoes their secrets back). The host pipelines its first frames; the proxy
+    holds them until the handshake's answer brings the session they need; --header's secret is masked."""
+    from http_servers import SERVERS, Server, free_port, running
 
-    with running(sdk_server()) as (server,):
-        host = start_proxy(tmp_path, "--name", "bridge", server.url())
+    port, seen = free_port(), tmp_path / "requests.jsonl"
+    command = [sys.executable, str(SERVERS / "secret_echo.py"), "--port", str(port), "--log", str(seen)]
+    key = "key-7e3b9d41c2a8"
+    with running(Server.launch(command, port)) as (server,):
+        host = start_proxy(tmp_path, "--name", "bridge", "--header", f"X-Api-Key: {key}", server.url())
         try:
             init = {
                 "protocolVersion": "2025-06-18",
@@ -274,12 +278,9 @@ def test_a_stdio_host_reaches_an_http_server_through_the_proxy(tmp_path: Path) -
             }
             host.send(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
             host.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
-            host.send(
-                b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"headers","arguments":{}}}'
-            )
-            assert host.until(1)["result"]["serverInfo"]["name"] == "http-sdk"
-            headers = json.loads(host.until(2)["result"]["content"][0]["text"])
-            assert headers["mcp-protocol-version"] == "2025-06-18" and headers["mcp-session-id"]
+            host.send(b'{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
+            assert key in host.until(1)["result"]["serverInfo"]["name"]  # relayed to the host untouched
+            assert [t["name"] for t in host.until(2)["result"]["tools"]] == ["leak", "fail"]
             assert host.process.stdin is not None
             host.process.stdin.close()
             host.process.stdin = None
@@ -287,20 +288,27 @@ def test_a_stdio_host_reaches_an_http_server_through_the_proxy(tmp_path: Path) -
             assert host.process.wait(timeout=20) == 0
         finally:
             host.finish()
+    posts = [json.loads(line) for line in seen.read_text().splitlines() if '"POST"' in line]
+    first, *rest = posts
+    assert json.loads(first["body"])["method"] == "initialize" and "Mcp-Session-Id" not in first["headers"]
+    assert [json.loads(p["body"]).get("method") for p in rest] == ["notifications/initialized", "tools/list"]
+    for later in rest:  # sent after the handshake's answer: its session and version go with them
+        assert later["headers"]["Mcp-Session-Id"] == "s-0123456789abcdef"
+        assert later["headers"]["MCP-Protocol-Version"] == "2025-06-18"
+        assert later["headers"]["X-Api-Key"] == key
     (row,) = sessions(tmp_path)
-    assert row["server"] == "http-sdk 2.0.0" and row["host"] == "h 1" and row["problems"] == 0
+    assert row["server"].startswith("echo") and row["host"] == "h 1"
+    assert key not in Path(row["recording"]).read_text()
 
 
-def test_attach_to_a_session_that_does_not_exist_says_so(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "mcpx", "inspect", "--attach", "nosuch"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "MCPX_DATA_DIR": str(tmp_path)},
-        timeout=30,
-    )
-    assert proc.returncode == 1
-    assert "no proxied session named 'nosuch' (mcpx sessions lists them" in proc.stderr
+def test_attach_to_a_session_that_does_not_exist_says_so() -> None:
+    from typer.testing import CliRunner
+
+    from mcpx.cli.main import build_app
+
+    result = CliRunner().invoke(build_app("inspect"), ["inspect", "--attach", "nosuch"])
+    assert result.exit_code == 1
+    assert "no proxied session named 'nosuch' (mcpx sessions lists them" in result.output
 
 
 def test_an_installed_entry_runs_as_the_host_would_run_it(tmp_path: Path) -> None:
