@@ -28,11 +28,10 @@ def mcpx(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def legacy_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("rec") / "legacy.mcpx.jsonl"
-    proc = run(str(SERVERS / "record_session.py"), str(path), "--era", "legacy")
-    assert proc.returncode == 0, proc.stderr
-    return path
+def legacy_recording() -> Path:
+    """The committed legacy session of record_server.py (what `record_session.py --era legacy` writes;
+    the TUI's replay tests and test_record_diff read it too): one SDK server start fewer per run."""
+    return SERVERS.parent / "tui" / "recordings" / "record_server.mcpx.jsonl"
 
 
 @pytest.fixture(scope="module")
