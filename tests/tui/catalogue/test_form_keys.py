@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.markdown import Markdown
+from rich.text import Text
 from scripted import TOOLS, Script, scripted_app, settle, wait_for
-from textual.widgets import Button, Input, OptionList, TextArea
+from textual.widgets import Button, Input, OptionList, Static, TextArea
 
 from mcpx.tui.catalogue.item_browser import ItemBrowser
 from mcpx.tui.catalogue.item_detail import ItemDetail
@@ -67,6 +69,15 @@ async def test_enter_from_the_filter_lands_in_the_array_field_and_letters_type_t
         detail = app.query_one(ItemDetail)
         result = panel.query_one(ResultView)
         await wait_for(pilot, lambda: detail.region.contains_point(result.region.offset))  # scrolled to
+
+        # the YAML-looking text is shown as it is (not as Markdown bullets); the toggle renders Markdown
+        shown = result.query_one(".content-block .text", Static)
+        assert isinstance(shown.content, Text) and shown.content.plain == "- a: 1\n  b:   2"
+        toggle = result.query_one(".markdown-toggle", Button)
+        toggle.press()
+        await wait_for(pilot, lambda: isinstance(shown.content, Markdown))
+        toggle.press()
+        await wait_for(pilot, lambda: isinstance(shown.content, Text))
 
 
 async def test_letters_on_a_forms_buttons_never_reach_the_apps_keys() -> None:

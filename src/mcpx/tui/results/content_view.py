@@ -1,10 +1,11 @@
 """Content blocks and resource contents, rendered: shared by tool results, prompt messages and reads.
 
-`ContentBlockView` shows one block of any type — text (Markdown when it looks like Markdown, JSON
-pretty-printed when it parses), image and audio (MIME type, size, dimensions or duration, save; a small
-PNG also as a half-block preview), `resource_link` (Open reads it with resources/read), an embedded
-`resource`, and its annotations. `ResourceContentsView` shows one item of a resources/read result: text
-syntax-highlighted by MIME type, a blob by size and type with Save. Long texts show a preview first.
+`ContentBlockView` shows one block of any type — text (as it is, whitespace kept; Markdown when its
+MIME type says so or the user asks with "Show as Markdown"; JSON pretty-printed when it parses), image
+and audio (MIME type, size, dimensions or duration, save; a small PNG also as a half-block preview),
+`resource_link` (Open reads it with resources/read), an embedded `resource`, and its annotations.
+`ResourceContentsView` shows one item of a resources/read result: text syntax-highlighted by MIME type,
+a blob by size and type with Save. Long texts show a preview first.
 """
 
 from __future__ import annotations
@@ -112,22 +113,42 @@ class TextBody(Vertical):
             yield Button(f"Show all ({size})", classes="show-all", compact=True)
             return
         yield Static(self.formatted(text, self.mime_type, self.uri), classes="text")
+        toggle = self.toggle(text, self.mime_type)
+        if toggle is not None:
+            yield toggle
+
+    @on(Button.Pressed, ".markdown-toggle")
+    def _toggle_markdown(self, event: Button.Pressed) -> None:
+        event.stop()
+        flip_markdown(self, self.text, event.button)
 
     @staticmethod
-    def formatted(text: str, mime_type: str | None = None, uri: str | None = None) -> RenderableType:
-        """A short text as it reads best: by MIME type, else as JSON, Markdown or plain text."""
+    def formatted(
+        text: str, mime_type: str | None = None, uri: str | None = None, *, markdown: bool = False
+    ) -> RenderableType:
+        """A short text as it reads best: by MIME type, else JSON, else the text as it is (every space and
+        newline kept). Markdown only when the MIME type says so or `markdown` (the user's toggle): a YAML
+        result read as Markdown lost its newlines and indentation, and its `-` became bullets."""
         mime = (mime_type or "").split(";")[0].strip()
         if mime and mime not in ("text/plain", "text/markdown", "application/json"):
             return syntax_for(text, mime, uri)
+        if markdown or mime == "text/markdown":
+            return Markdown(printable(text, multiline=True))
         form, value = text_format(text)
         if form == "json":
             try:
                 return JSON.from_data(value, indent=2, default=repr)
             except (TypeError, ValueError, RecursionError):
                 return Text(printable(text, multiline=True))
-        if form == "markdown" or mime == "text/markdown":
-            return Markdown(printable(text, multiline=True))
         return Text(printable(text, multiline=True))
+
+    @staticmethod
+    def toggle(text: str, mime_type: str | None = None) -> Button | None:
+        """A button that renders the text as Markdown and back, for text that may be Markdown."""
+        mime = (mime_type or "").split(";")[0].strip()
+        if mime not in ("", "text/plain") or text_format(text)[0] != "markdown":
+            return None
+        return Button("Show as Markdown", classes="markdown-toggle", compact=True)
 
     @on(Button.Pressed, ".show-all")
     async def _show_all(self, event: Button.Pressed) -> None:
@@ -140,6 +161,15 @@ class TextBody(Vertical):
             from mcpx.tui.results.plain_text_view import PlainTextView
 
             await self.mount(PlainTextView(self.text))
+
+
+def flip_markdown(holder: Vertical, text: str, button: Button) -> None:
+    """Show the text of `holder` (its `.text` Static) as Markdown, or as it is again."""
+    markdown = not button.has_class("-markdown")
+    button.set_class(markdown, "-markdown")
+    button.label = "Show as text" if markdown else "Show as Markdown"
+    for shown in holder.query_children(".text").results(Static):
+        shown.update(TextBody.formatted(text, markdown=markdown))
 
 
 class MediaBody(Vertical):
@@ -282,6 +312,9 @@ class ContentBlockView(Vertical):
             yield Static(
                 TextBody.formatted(block["text"]), classes="text"
             )  # one widget: many blocks stay cheap
+            toggle = TextBody.toggle(block["text"])
+            if toggle is not None:
+                yield toggle
         elif kind == "text":
             yield TextBody(block["text"])
         elif kind in ("image", "audio"):
@@ -302,6 +335,12 @@ class ContentBlockView(Vertical):
         facts = annotation_facts(block.get("annotations"))
         if facts:
             yield Static(Text("annotations  ", "dim") + Text(" · ".join(f"{k}: {v}" for k, v in facts)))
+
+    @on(Button.Pressed, ".markdown-toggle")
+    def _toggle_markdown(self, event: Button.Pressed) -> None:
+        event.stop()
+        if self.kind == "text":
+            flip_markdown(self, self.block["text"], event.button)
 
     @on(Button.Pressed, ".open-link")
     def _open(self, event: Button.Pressed) -> None:
