@@ -91,7 +91,12 @@ def start_proxy(tmp: Path, *words: str, env: dict[str, str] | None = None) -> Ho
     return Host(process)
 
 
-def sessions(tmp: Path) -> list[dict[str, Any]]:
+def sessions(tmp: Path, *, cli: bool = False) -> list[dict[str, Any]]:
+    """The sessions `mcpx sessions --format json` lists (in-process unless `cli`: a start of mcpx less)."""
+    if not cli:
+        from mcpx.proxy.sessions import list_sessions, summarize
+
+        return [summarize(entry) for entry in list_sessions(tmp / "data" / "sessions")]
     out = subprocess.run(
         [sys.executable, "-m", "mcpx", "sessions", "--format", "json"],
         capture_output=True,
@@ -145,7 +150,7 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         answers[5] = host.until(5)
         host.send(b'{"jsonrpc":"2.0","id":6,"method":"ping"}\r')  # a CRLF host: the \r goes on too
         answers[6] = host.until(6)
-        live = sessions(tmp)
+        live = sessions(tmp, cli=True)
         assert host.process.stdin is not None
         host.process.stdin.close()
         host.process.stdin = None
@@ -406,3 +411,40 @@ def test_listen_serves_streamable_http_to_http_hosts(tmp_path: Path) -> None:
     text = Path(row["recording"]).read_text()
     assert not row["live"] and token not in text and "Bearer ••••7b3c" in text
     assert '"event":"host-request"' in text
+
+
+def test_a_recording_that_cannot_be_written_does_not_stop_the_relay(tmp_path: Path) -> None:
+    """--record on a full disk (/dev/full): said once on stderr, and the host still gets its answers."""
+    host = start_proxy(tmp_path, "--record", "/dev/full", "--name", "full", sys.executable, str(PEER))
+    try:
+        host.send(b'{"jsonrpc":"2.0","id":1,"method":"ping"}')
+        assert host.until(1)["result"] == {}
+        host.send(
+            b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"on"}}}'
+        )
+        assert host.until(2)["result"]["content"][0]["text"] == "on"
+        assert host.process.stdin is not None
+        host.process.stdin.close()
+        host.process.stdin = None
+        host.rest()
+        assert host.process.wait(timeout=20) == 0
+        assert host.process.stderr is not None
+        stderr = host.process.stderr.read().decode()
+    finally:
+        host.finish()
+    assert stderr.count("the recording stopped (No space left on device); relaying goes on") == 1
+    (row,) = sessions(tmp_path)  # listed, without reading the device
+    assert row["name"] == "full" and row["exit_code"] == 0 and "no recording" in row["error"]
+
+
+def test_a_server_that_cannot_start_is_one_sentence_and_an_ended_session(tmp_path: Path) -> None:
+    host = start_proxy(tmp_path, "--name", "missing", str(tmp_path / "no-such-server"))
+    try:
+        host.rest()
+        assert host.process.wait(timeout=20) == 4
+        assert host.process.stderr is not None
+        assert "cannot start the server" in host.process.stderr.read().decode()
+    finally:
+        host.finish()
+    (row,) = sessions(tmp_path)
+    assert row["live"] is False and row["exit_code"] == 4

@@ -166,7 +166,7 @@ class Proxy:
             pid=os.getpid(),
         )
         unsubscribe = self.log.subscribe(self._on_log)
-        code = 0
+        code = 1  # until the session ends as it should: a server that cannot start, a crash of ours
         try:
             await self.upstream.start(self.from_server, self.unanswered)
             await self.host.start(self.from_host)
@@ -185,6 +185,7 @@ class Proxy:
             finally:
                 host_gone.cancel()
                 told.cancel()
+            code = 0
             if stopped.is_set():
                 server_ended.cancel()
                 self.log.info("the proxy was told to stop: stopping the server", "protocol", event="stopped")
@@ -198,6 +199,9 @@ class Proxy:
                 self.log.info(
                     "the host closed the connection: stopping the server", "protocol", event="host-ended"
                 )
+        except McpxError as exc:  # the server could not start (or be reached): the session says so too
+            code = exc.exit_code
+            raise
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.shield(self.upstream.close())

@@ -204,6 +204,9 @@ def summarize(entry: SessionEntry) -> dict[str, Any]:
         "frames": 0,
         "problems": 0,
     }
+    if not entry.recording.is_file():  # never written, or --record named a device (/dev/full reads forever)
+        row["error"] = f"no recording at {entry.recording}"
+        return row
     try:
         recording = read_recording(entry.recording)
     except (RecordingError, OSError) as exc:
