@@ -148,6 +148,7 @@ __all__ = [
     "TransportName",
     "check_transport",
     "command_line",
+    "command_words",
     "is_url",
     "resolve_target",
 ]
@@ -167,16 +168,29 @@ def command_line(
     *,
     target: str | None = None,
     server_args: Sequence[str] = (),
+    flags: Sequence[str] = (),
 ) -> str:
     """`mcpx VERB …` reaching the same server: from the words the user typed (`target`, `server_args`)
-    when given, else from the spec (a config entry by its name, a URL, or the resolved command)."""
+    when given, else from the spec (a config entry by its name, a URL, or the resolved command); `flags`
+    go after the target's own, before the server's arguments (which follow `--`)."""
+    return shlex.join(command_words(verb, spec, target=target, server_args=server_args, flags=flags))
+
+
+def command_words(
+    verb: str,
+    spec: ServerSpec,
+    *,
+    target: str | None = None,
+    server_args: Sequence[str] = (),
+    flags: Sequence[str] = (),
+) -> list[str]:
+    """The words of `command_line()`, unquoted."""
     words = ["mcpx", verb]
     command = list(spec.command or [])
     if target is None and command[1:3] == ["-m", "mcpx.demo"]:
         target, server_args = DEMO_TARGET, command[3:]  # the reserved TARGET, not this machine's Python
     elif spec.name is not None and spec.source:  # a config entry, by its name
-        words += ["--config", spec.source, "--server", spec.name]
-        return shlex.join(words)
+        return [*words, "--config", spec.source, "--server", spec.name, *flags]
     if target is None:
         if spec.url is not None:
             target = spec.url
@@ -189,6 +203,7 @@ def command_line(
         words += ["--cwd", spec.cwd]
     if spec.transport != "auto":
         words += ["--transport", spec.transport]
+    words += flags
     if server_args:
         words += ["--", *server_args]
-    return shlex.join(words)
+    return words

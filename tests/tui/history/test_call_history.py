@@ -9,6 +9,7 @@ from textual.widgets import OptionList
 
 from mcpx.tui.catalogue.item_detail import ItemDetail
 from mcpx.tui.catalogue.tool_call import ToolCallPanel
+from mcpx.tui.forms.schema_form import SchemaForm
 from mcpx.tui.history.call_history import CallHistory
 from mcpx.tui.shell.commands import InspectCommands
 from mcpx.workspace.saved_calls import SavedCalls
@@ -37,12 +38,17 @@ async def test_record_load_rerun_save_and_palette() -> None:
 
         # another tool is shown; Load brings echo back with its arguments in the form
         app.query_one("#tools-list", OptionList).highlighted = 0
-        await wait_for(pilot, lambda: detail.query_one(ToolCallPanel).tool_name == "get_forecast")
+        await wait_for(pilot, lambda: any(p.tool_name == "get_forecast" for p in detail.query(ToolCallPanel)))
         assert history.highlighted is call
         history.action_load()
-        await wait_for(pilot, lambda: detail.query_one(ToolCallPanel).tool_name == "echo")
-        panel = detail.query_one(ToolCallPanel)
-        await wait_for(pilot, lambda: panel.form.value == {"text": "hi"})
+        # the loaded panel (the one before it may still be leaving), once its form has the arguments
+        await wait_for(
+            pilot,
+            lambda: any(
+                p.tool_name == "echo" and p.query(SchemaForm) and p.form.value == {"text": "hi"}
+                for p in detail.query(ToolCallPanel)
+            ),
+        )
         assert len(history.calls) == 1
 
         history.action_rerun()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -21,10 +21,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from mcpx.tui.context import InspectContext
+from mcpx.tui.history.call_commands import CALL_FORMATS, CallFormat, call_as
 from mcpx.tui.results.content_view import json_renderable
 from mcpx.tui.results.result_view import ResultView
 from mcpx.tui.session_state import Lists, SessionState
@@ -32,6 +34,9 @@ from mcpx.tui.widgets.dom import child
 from mcpx.tui.widgets.event_list_view import printable, session_start
 from mcpx.tui.widgets.formats import format_latency
 from mcpx.workspace.saved_calls import SavedCall, SavedCalls
+
+if TYPE_CHECKING:
+    from mcpx.target import ServerSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +57,7 @@ class CallRecord:
     @property
     def status(self) -> str:
         if self.error is not None:
-            return "FAILED"
+            return "CANCELLED" if self.error.startswith("cancelled") else "FAILED"
         return "ERROR" if isinstance(self.result, Mapping) and self.result.get("isError") is True else "OK"
 
 
@@ -72,7 +77,8 @@ class CallHistory(Vertical):
 Every tool call of this session (newest first) and the calls saved for this server. The highlighted
 call shows its arguments and result. **R** runs it again, **l** loads its arguments into the tool's
 form, **s** saves it for this server (kept across sessions; also in the command palette, ctrl+p),
-**delete** forgets a saved call.
+**delete** forgets a saved call. **c** copies it as an `mcpx call …` command (runnable as is, the
+server's arguments after `--`), **x** as the official inspector's `--cli` line, **j** as JSON-RPC.
 """
     BINDING_GROUP_TITLE = "History"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -82,6 +88,17 @@ form, **s** saves it for this server (kept across sessions; also in the command 
         Binding("l", "load", "Load", id="history-load", tooltip="Put these arguments into the tool's form"),
         Binding("s", "save", "Save", id="history-save", tooltip="Keep this call for this server"),
         Binding("delete", "forget", "Forget", id="history-forget", tooltip="Remove a saved call"),
+        Binding("c", "copy('mcpx')", "Copy mcpx call", id="history-copy-mcpx", tooltip="Copy as mcpx call …"),
+        Binding(
+            "x",
+            "copy('inspector')",
+            "Copy --cli",
+            id="history-copy-inspector",
+            tooltip="Copy as inspector --cli",
+        ),
+        Binding(
+            "j", "copy('json-rpc')", "Copy JSON-RPC", id="history-copy-json-rpc", tooltip="Copy as JSON-RPC"
+        ),
     ]
     DEFAULT_CSS = """
     CallHistory { height: 1fr; }
@@ -277,6 +294,14 @@ form, **s** saves it for this server (kept across sessions; also in the command 
         self.notify(f"Saved {printable(saved.title)} for {printable(self.saved.server)}")
         self._refresh_list(select=saved)
 
+    def action_copy(self, form: CallFormat) -> None:
+        """Copy the highlighted call (else the newest) in `form` to the clipboard."""
+        row = self.highlighted or (self.calls[0] if self.calls else None)
+        if row is None:
+            self.notify("No call yet: nothing to copy.", severity="warning")
+            return
+        copy_call(self, form, self.context.spec, row.tool, dict(row.arguments))
+
     @on(Button.Pressed, "#history-forget")
     def action_forget(self) -> None:
         row = self.highlighted
@@ -287,3 +312,16 @@ form, **s** saves it for this server (kept across sessions; also in the command 
                 self.notify(f"Cannot forget the call: {exc}", severity="error")
                 return
             self._refresh_list()
+
+
+def copy_call(
+    widget: Widget, form: CallFormat, spec: ServerSpec | None, tool: str, arguments: dict[str, Any]
+) -> str | None:
+    """Put the call on the clipboard as `form` and say so; the text, or None when it cannot be made."""
+    text = call_as(form, spec, tool, arguments)
+    if text is None:
+        widget.notify("No server to run it against: copy it as JSON-RPC (j).", severity="warning")
+        return None
+    widget.app.copy_to_clipboard(text)
+    widget.notify(printable(text[:300]), title=f"Copied as {CALL_FORMATS[form]}")
+    return text

@@ -333,6 +333,10 @@ class InspectApp(App[int]):
     def _item_selected(self, event: ItemBrowser.ItemSelected) -> None:
         self._show_item(event.kind, event.item)
 
+    def show_item(self, kind: ItemKind, item: Any) -> None:
+        """The item in the detail pane (the palette's jump)."""
+        self._show_item(kind, item)
+
     def _show_item(self, kind: ItemKind, item: Any) -> None:
         for detail in self.query(ItemDetail):  # none while the app shuts down
             detail.selection = (kind, item)

@@ -1,20 +1,35 @@
 """`InspectCommands`: the command palette's actions (ctrl+p) — ping, reconnect, log level, clear, copy,
-save a recording, raw JSON-RPC, and a few ready-made traffic filters."""
+save a recording, raw JSON-RPC, copy a call as a command, a few ready-made traffic filters — and a jump
+to any tool, resource, template or prompt by name (searched, not listed: a catalogue may hold 20,000)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from mcpx.protocol.names import LOG_LEVELS
 
 if TYPE_CHECKING:
+    from mcpx.tui.session_state import ItemKind
     from mcpx.tui.shell.app import InspectApp
 
 Command = tuple[str, Callable[[], object], str]
+#: items of each list the palette searches by name (a 20,000-tool catalogue stays responsive)
+JUMP_LIMIT = 5_000
+
+
+def jump_to_item(app: InspectApp, kind: ItemKind, item: Any) -> None:
+    """Show the item in the detail pane and focus its form, as Enter on it in the browser does."""
+    from mcpx.tui.catalogue.item_browser import ItemBrowser
+    from mcpx.tui.shell.navigation import open_item_form
+
+    for browser in app.query(ItemBrowser):
+        browser.show_kind(kind)
+    app.show_item(kind, item)
+    app.run_worker(open_item_form(app), name="open form", group="focus", exclusive=True)
 
 
 def sign_in_again(app: InspectApp) -> None:
@@ -85,6 +100,19 @@ class InspectCommands(Provider):
                     f"Open {call.tool} with the saved arguments in its form",
                 )
             )
+        from mcpx.tui.history.call_commands import CALL_FORMATS
+        from mcpx.tui.history.call_history import CallHistory
+
+        for history in app.query(CallHistory):
+            if history.calls or history.highlighted is not None:
+                for form, label in CALL_FORMATS.items():
+                    commands.append(
+                        (
+                            f"Copy call as {label}",
+                            partial(history.action_copy, form),
+                            "The call highlighted in History, else the newest, to the clipboard",
+                        )
+                    )
         for level in LOG_LEVELS:
             commands.append(
                 (
@@ -116,3 +144,22 @@ class InspectCommands(Provider):
             score = matcher.match(name)
             if score > 0:
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
+        app = cast("InspectApp", self.app)
+        from mcpx.tui.catalogue.item_browser import item_name
+        from mcpx.tui.catalogue.item_detail import SINGULAR
+        from mcpx.tui.session_state import KINDS
+
+        needle = query.strip().lower()
+        if not needle:
+            return
+        for kind in KINDS:
+            for item in (app.catalog.items(kind) or ())[:JUMP_LIMIT]:
+                shown = item_name(kind, item)
+                name = getattr(item, "name", None) or getattr(item, "uri", None) or shown
+                if needle not in f"{shown} {name}".lower():  # a cheap test first: most items fail it
+                    continue
+                label = f"Go to {SINGULAR[kind]}: {shown}" + (f" ({name})" if name != shown else "")
+                score = matcher.match(label)
+                if score > 0:
+                    jump = partial(jump_to_item, app, kind, item)
+                    yield Hit(score, matcher.highlight(label), jump, help="Show it and focus its form")
