@@ -108,11 +108,13 @@ def sessions(tmp: Path, *, cli: bool = False) -> list[dict[str, Any]]:
 
 
 def alive(pid: int) -> bool:
+    """Running (a zombie waiting for whoever adopted it to reap it is not)."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (ProcessLookupError, FileNotFoundError):
         return False
-    return True
 
 
 def frame(obj: dict[str, Any]) -> bytes:
@@ -318,7 +320,8 @@ def test_attach_to_a_session_that_does_not_exist_says_so() -> None:
 
 def test_an_installed_entry_runs_as_the_host_would_run_it(tmp_path: Path) -> None:
     """`mcpx proxy install` output, run as Claude Desktop runs an entry: command, args, env; the server's
-    own words after `--` (even one spelled like a proxy flag) reach the server."""
+    own words after `--` (even one spelled like a proxy flag) reach the server. Then the proxy is killed
+    (SIGKILL), and its server does not outlive it."""
     from mcpx.proxy.install import install, plan_install
     from mcpx.workspace.discovery import Places, claude_desktop_path
 
@@ -328,7 +331,7 @@ def test_an_installed_entry_runs_as_the_host_would_run_it(tmp_path: Path) -> Non
     server = {
         "command": sys.executable,
         "args": [str(PEER), "--name", "not-the-proxys"],
-        "env": {"API_TOKEN": SECRET},
+        "env": {"API_TOKEN": SECRET, "PROXY_PEER_PID": str(tmp_path / "peer.pid")},
     }
     config.write_text(json.dumps({"mcpServers": {"peer": server}}))
     install(plan_install("claude-desktop", where, ["peer"]))
@@ -345,7 +348,13 @@ def test_an_installed_entry_runs_as_the_host_would_run_it(tmp_path: Path) -> Non
         host.send(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"env"}}')
         assert host.until(1)["result"]["content"][0]["text"] == SECRET
     finally:
-        host.finish()
+        host.finish()  # SIGKILL: the proxy ends as hard as a process can
+    # its server goes down with it (mcpx's sentinel takes the group): no process left
+    pid = int((tmp_path / "peer.pid").read_text())
+    deadline = time.monotonic() + 10
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not alive(pid)
     (row,) = sessions(tmp_path)
     assert row["name"] == "peer" and SECRET not in Path(row["recording"]).read_text()
 

@@ -175,6 +175,15 @@ def run() -> None:
     """Console-script entry: usage errors become one sentence, one JSON line and exit 1."""
     words = sys.argv[1:]
     first = words[0] if words else None
+    if first == "proxy" and words[1:2] in (["install"], ["uninstall"]):
+        # verbs of their own (with their own --help), not a server called "install"
+        from mcpx.cli.proxy_install import run_verb
+
+        try:
+            run_verb(words[1], words[2:])
+        except typer.Exit as exc:
+            sys.exit(exc.exit_code)
+        sys.exit(0)
     command = typer.main.get_command(build_app(first if first in COMMANDS or first in SUB_APPS else None))
     if "-h" in words or "--help" in words or not words or first in SUB_APPS:
         from mcpx.cli.help_text import polish  # only help reads it: a call does not pay for it

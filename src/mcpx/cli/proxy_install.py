@@ -20,9 +20,17 @@ from mcpx.wire.controls import escape_controls
 from mcpx.wire.secret_policy import RULES
 
 HostOpt = Annotated[
-    str, typer.Option("--host", help="claude-desktop, claude-code, cursor or vscode.", show_default=False)
+    str,
+    typer.Option(
+        "--host", metavar="HOST", help="claude-desktop, claude-code, cursor or vscode.", show_default=False
+    ),
 ]
-app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+app = typer.Typer(
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 
 
 def _host(name: str) -> Any:
@@ -47,7 +55,8 @@ def _line(entry: dict[str, Any]) -> str:
 def install_command(
     host: HostOpt,
     server: Annotated[
-        list[str] | None, typer.Option("--server", help="A server of that config (repeatable).")
+        list[str] | None,
+        typer.Option("--server", metavar="NAME", help="A server of that config (repeatable)."),
     ] = None,
     all_servers: Annotated[bool, typer.Option("--all", help="Every server of that config.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the change; write nothing.")] = False,
