@@ -156,10 +156,14 @@ class HttpUpstream:
         message = decoded.message
         before = self._gate
         opens = None
-        if isinstance(message, Request) and message.method == "initialize":
+        if (isinstance(message, Request) and message.method == "initialize") or isinstance(
+            message, Notification
+        ):
             # what follows the handshake waits for its answer: that answer brings the session id (and
             # decides Streamable HTTP or HTTP+SSE) every later POST needs; a host that pipelines its
-            # first frames must not have them sent without it
+            # first frames must not have them sent without it. What follows a notification waits for
+            # its POST (a 202, quick): POSTs run side by side and could otherwise overtake it, and
+            # `notifications/initialized` must reach the server before the requests sent after it
             opens = self._gate = asyncio.get_running_loop().create_future()
         task = asyncio.create_task(self._send(decoded.text, message, before, opens))
         self._sends.add(task)
