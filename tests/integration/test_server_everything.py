@@ -29,7 +29,8 @@ BIN = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
 PACKAGE = ROOT / "node_modules" / "@modelcontextprotocol" / "server-everything" / "package.json"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-#: tools that only work by sending the client a request (or a task-augmented one) — not called here
+#: tools that only work by sending the client a request — not called here (the task-augmented ones, which
+#: mcpx runs as client-side tasks, are called in test_tasks_both_ways)
 ASKS_THE_CLIENT = {
     "trigger-elicitation-request",
     "trigger-url-elicitation",
@@ -170,15 +171,17 @@ def check_trigger_long_running_operation(server: str) -> None:
 
 
 def check_simulate_research_query(server: str) -> None:
-    # a task tool: without task augmentation the server refuses it (isError); with it, a task is created
-    refused = run(
-        server, "--method", "tools/call", "--tool-name", "simulate-research-query", "--tool-arg", "topic=x"
-    )
-    refused.failure(5, "tool_error")
-    params = {"name": "simulate-research-query", "arguments": {"topic": "tide pools"}, "task": {"ttl": 60000}}
-    created = run(server, "--method", "tools/call", "--params", json.dumps(params)).result()
-    task = created["task"]
-    assert task["status"] == "working" and isinstance(task["taskId"], str) and task["taskId"]
+    # taskSupport "required": mcpx calls it as a task by itself, polls tasks/get, and prints the result
+    # tasks/result returns (the server refuses the tool called without task augmentation)
+    proc = call(
+        server, "--method", "tools/call", "--tool-name", "simulate-research-query", "--tool-arg", "topic=x",
+        "--traffic",
+    )  # fmt: skip
+    assert proc.text().startswith("# Research Report: x"), str(proc)
+    sent = [line for line in proc.traffic() if "→" in line]
+    assert any('"task":{"ttl":' in line and '"tools/call"' in line for line in sent), str(proc)
+    assert any('"method":"tasks/result"' in line for line in sent), str(proc)
+    assert any('"method":"tasks/get"' in line for line in sent), str(proc)
 
 
 CHECKS = {
@@ -336,23 +339,40 @@ def test_js_target_runs_with_node(everything: str) -> None:
 
 
 # -- the library, for what one `mcpx call` cannot do -----------------------------------------------------
-async def test_research_task_runs_to_completion(everything: str) -> None:
-    """Create the task, poll tasks/get until it is done, fetch tasks/result: one session, via mcpx.connect."""
-    async with mcpx.connect(everything, timeout=30) as client:
-        params = {
-            "name": "simulate-research-query",
-            "arguments": {"topic": "tide pools"},
-            "task": {"ttl": 60000},
-        }
-        created = await client.request("tools/call", params)
-        task_id = created["task"]["taskId"]
-        seen = []
-        for _ in range(100):
-            task = await client.request("tasks/get", {"taskId": task_id})
-            seen.append(task["status"])
-            if task["status"] != "working":
-                break
-            await asyncio.sleep(0.2)
-        assert seen[-1] == "completed", seen
-        result = await client.request("tasks/result", {"taskId": task_id})
-        assert "# Research Report: tide pools" in result["content"][0]["text"]
+async def test_tasks_both_ways(everything: str) -> None:
+    """One session, three tasks at once: the research query as a server-side task whose ambiguity asks the
+    user (elicitation delivered through tasks/result while it is input_required), and the two async tools
+    that ask mcpx for a client-side task (sampling, elicitation) and poll mcpx's tasks/get and tasks/result."""
+    asked: list[str] = []
+
+    async def on_elicit(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params["message"])
+        properties = params["requestedSchema"]["properties"]
+        if "interpretation" in properties:
+            return {"action": "accept", "content": {"interpretation": "snake"}}
+        return {"action": "accept", "content": {k: "x" for k in properties}}
+
+    async def on_sample(params: dict[str, Any]) -> dict[str, Any]:
+        return {"role": "assistant", "content": {"type": "text", "text": "sampled!"}, "model": "mcpx-test"}
+
+    statuses: list[str] = []
+    async with mcpx.connect(everything, timeout=30, on_elicit=on_elicit, on_sample=on_sample) as client:
+        assert client.tasks.tool_calls and client.tasks.can_list and client.tasks.can_cancel
+        client.tasks.on_change(
+            lambda state: statuses.append(state.status) if state.side == "server" else None
+        )
+        research, sampled, elicited = await asyncio.gather(
+            client.tasks.call_tool("simulate-research-query", {"topic": "python", "ambiguous": True}),
+            client.call_tool("trigger-sampling-request-async", {"prompt": "a haiku"}),
+            client.call_tool("trigger-elicitation-request-async", {}),
+        )
+        listed = await client.tasks.list()
+    assert "# Research Report: python (snake)" in text_of(research)
+    assert "input_required" in statuses and statuses[-1] == "completed", statuses
+    assert any("multiple interpretations" in message for message in asked)
+    assert "[COMPLETED]" in text_of(sampled.model_dump()) and "sampled!" in text_of(sampled.model_dump())
+    assert "[COMPLETED]" in text_of(elicited.model_dump()), text_of(elicited.model_dump())
+    assert any(task["status"] == "completed" for task in listed)
+    served = [s for s in client.tasks.known.values() if s.side == "client"]
+    assert sorted(s.method for s in served) == ["elicitation/create", "sampling/createMessage"]
+    assert all(s.status == "completed" for s in served)

@@ -39,6 +39,7 @@ class CallRequest:
     cursor: str | None
     log_level: str | None
     verify: bool = False
+    task: bool = False
 
     def check(self) -> None:
         """Refuse what cannot work before any server is started."""
@@ -89,6 +90,12 @@ def command(
         bool,
         typer.Option("--verify", help="skills/list, skills/get: load the skills and verify every file."),
     ] = False,
+    task: Annotated[
+        bool,
+        typer.Option(
+            "--task", help="tools/call: call as a task (automatic when the tool's taskSupport is required)."
+        ),
+    ] = False,
     connection: o.ConnectionOptions = o.FLAGS,
     max_total_timeout: o.MaxTotalTimeout = MAX_TOTAL_TIMEOUT,
     elicit: Annotated[
@@ -123,6 +130,7 @@ def command(
         cursor,
         log_level,
         verify,
+        task,
     )
 
     def prepare() -> Coroutine[Any, Any, int]:
@@ -218,8 +226,14 @@ async def _send(client: Client, request: CallRequest) -> tuple[Any, McpxError | 
         if arguments is not None:
             params["arguments"] = {**params.get("arguments", {}), **arguments}
         try:
-            # a progress token lets the server's progress restart the timeout (and shows in --traffic)
-            result = await client.request(method, params, on_progress=_ignore_progress)
+            if request.task or await _task_required(client, str(params.get("name") or "")):
+                # created now, finished later: polled, and its result awaited (protocol/tasks.py)
+                result = await client.tasks.call_tool(
+                    str(params.get("name") or ""), params.get("arguments"), meta=params.get("_meta")
+                )
+            else:
+                # a progress token lets the server's progress restart the timeout (and shows in --traffic)
+                result = await client.request(method, params, on_progress=_ignore_progress)
         except RpcError as exc:
             raise ToolError(
                 f"tool {params.get('name')!r} failed: {exc.error_message} (JSON-RPC error {exc.error_code})",
@@ -246,6 +260,17 @@ async def _send(client: Client, request: CallRequest) -> tuple[Any, McpxError | 
     elif method == "logging/setLevel" and request.log_level is not None:
         params["level"] = request.log_level
     return await client.request(method, params or None), None
+
+
+async def _task_required(client: Client, name: str) -> bool:
+    """The tool must be called as a task: asked only of a server that declares task-augmented tools/call
+    (so other servers see no extra tools/list)."""
+    if not client.tasks.tool_calls:
+        return False
+    from mcpx.protocol.tasks import task_support
+
+    tools = {tool.name: tool for tool in await client.list_tools()}
+    return name in tools and task_support(tools[name]) == "required"
 
 
 def _ignore_progress(progress: float, total: float | None, message: str | None) -> None:

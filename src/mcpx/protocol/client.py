@@ -25,6 +25,7 @@ from mcpx.protocol.names import ListName
 from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
 from mcpx.protocol.skills import Skills
 from mcpx.protocol.subscriptions import Watch
+from mcpx.protocol.tasks import Tasks, TaskServer
 from mcpx.protocol.url_elicitation import RETRY_KEY, URL_ELICITATION_REQUIRED, after_urls
 from mcpx.transports.base import HeaderMirroring, ProtocolVersionAware, StreamLostError, Transport
 from mcpx.wire import TrafficEvent, TrafficLog
@@ -88,6 +89,16 @@ class Client:
         if on_sample is not None:
             capabilities["sampling"] = dict(sampling or {})
             self._answers["sampling/createMessage"] = self._patient(on_sample)
+        #: the session's tasks (calling tools as tasks), and the ones the server asks of us
+        self.tasks = Tasks(lambda: self.opened, self.request, self.peer.on_notification)
+        if self._answers.keys() & {"sampling/createMessage", "elicitation/create"}:
+            served = TaskServer(self.tasks)
+            capabilities["tasks"] = TaskServer.capability(list(self._answers))
+            for method in ("sampling/createMessage", "elicitation/create"):
+                if method in self._answers:
+                    self._answers[method] = served.wrap(method, self._answers[method])
+            for name in ("get", "result", "list", "cancel"):
+                self.peer.on_request(f"tasks/{name}", _adapt(getattr(served, name)))
         for method, handler in self._answers.items():
             self.peer.on_request(method, _adapt(handler))
         self.identity = ClientIdentity(

@@ -313,8 +313,10 @@ class HttpMirror:
 
 
 def modern_capabilities(capabilities: dict[str, Any]) -> dict[str, Any]:
-    """Client capabilities as this era spells them (roots lost `listChanged`)."""
+    """Client capabilities as this era spells them (roots lost `listChanged`; tasks as 2025-11-25 defines
+    them are not this era's, whose servers never send requests)."""
     out = dict(capabilities)
+    out.pop("tasks", None)
     if "roots" in out:
         out["roots"] = {}
     return out
