@@ -39,14 +39,16 @@ MODES = _modes()
 #: checks of the HTTP transport (tests/servers/check_http_server.py breaks their rules): skipped on stdio
 HTTP_ONLY = {c.id for c in all_checks() if "stdio" not in c.transports}
 LEGACY_CHECKS = {c.id for c in all_checks() if c.era == "legacy" and c.id not in HTTP_ONLY}
+#: the Skills extension's checks: they skip on a server that does not declare the extension
+SKILLS = {c.id for c in all_checks() if c.group == "skills"}
 #: checks that do not apply, and say why: to a dual-era server, the one about modern-only servers; to a
 #: modern-only server, the legacy era's; and a check that cannot judge once another rule is broken
 SKIPS = {
-    "modern-only": LEGACY_CHECKS | HTTP_ONLY,
-    "mute-refusal": LEGACY_CHECKS | HTTP_ONLY,
-    "bad-output-schema": {"modern.initialize-refusal", "behaviour.structured-content"} | HTTP_ONLY,
+    "modern-only": LEGACY_CHECKS | HTTP_ONLY | SKILLS,
+    "mute-refusal": LEGACY_CHECKS | HTTP_ONLY | SKILLS,
+    "bad-output-schema": {"modern.initialize-refusal", "behaviour.structured-content"} | HTTP_ONLY | SKILLS,
 }
-DUAL_ERA_SKIPS = {"modern.initialize-refusal"} | HTTP_ONLY
+DUAL_ERA_SKIPS = {"modern.initialize-refusal"} | HTTP_ONLY | SKILLS
 
 
 async def _run_all() -> dict[str, dict[str, Any]]:
@@ -85,8 +87,9 @@ def test_the_table_names_every_check_once() -> None:
     caught = [check for _, check in MODES if check != "—"]
     ids = {c.id for c in all_checks()}
     assert set(caught) <= ids
-    # every check registered for stdio servers has a server that breaks its rule
-    assert ids - set(caught) == HTTP_ONLY
+    # every check registered for stdio servers has a server that breaks its rule (the Skills extension's
+    # are broken by tests/servers/skills_server.py, in test_skills.py)
+    assert ids - set(caught) == HTTP_ONLY | SKILLS
 
 
 def test_a_server_that_keeps_every_rule_passes_every_check(reports: dict[str, dict[str, Any]]) -> None:
@@ -94,6 +97,10 @@ def test_a_server_that_keeps_every_rule_passes_every_check(reports: dict[str, di
     assert {i: (r["status"], r["detail"]) for i, r in _results(report).items() if r["status"] != "pass"} == {
         "modern.initialize-refusal": ("skip", "the server answers initialize: it speaks the legacy era too"),
         **{i: ("skip", "applies to http servers only") for i in HTTP_ONLY},
+        **{
+            i: ("skip", "the server does not declare the io.modelcontextprotocol/skills extension")
+            for i in SKILLS
+        },
     }
     assert report["exit_code"] == 0
     assert report["main_era"] == "modern"
@@ -104,7 +111,7 @@ def test_a_server_that_keeps_every_rule_passes_every_check(reports: dict[str, di
 def test_a_modern_only_server_skips_the_legacy_checks_saying_why(reports: dict[str, dict[str, Any]]) -> None:
     report = reports["modern-only"]
     results = _results(report)
-    assert {i for i, r in results.items() if r["status"] != "pass"} == LEGACY_CHECKS | HTTP_ONLY
+    assert {i for i, r in results.items() if r["status"] != "pass"} == LEGACY_CHECKS | HTTP_ONLY | SKILLS
     assert all("does not speak the legacy era" in results[i]["detail"] for i in LEGACY_CHECKS)
     refusal = results["modern.initialize-refusal"]
     assert refusal["detail"] == "initialize refused with error -32602, supported ['2026-07-28']"

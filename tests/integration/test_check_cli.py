@@ -40,7 +40,8 @@ def test_list_names_every_check_with_its_level() -> None:
     assert {c["id"] for c in listed} >= {"legacy.ping", "modern.discover", "behaviour.cancellation"}
     assert all(c["rule"] and c["source"].startswith("https://") for c in listed)
     assert all(
-        re.fullmatch(r"(MCP \d{4}-\d\d-\d\d \S+( § \S+)?|JSON-RPC 2\.0 § \w+)", c["cite"]) for c in listed
+        re.fullmatch(r"(MCP \d{4}-\d\d-\d\d \S+( § \S+)?|JSON-RPC 2\.0 § \w+|SEP-\d+ § \S+)", c["cite"])
+        for c in listed
     )
 
 

@@ -103,3 +103,15 @@ def test_call_skills_list_and_get_verify() -> None:
 
     usage = call(SKILLS, "--method", "skills/get")
     assert "needs --uri" in usage.failure(1, "usage")["message"]
+
+
+def test_check_on_a_skills_server_and_on_one_that_lies_about_a_digest() -> None:
+    from call_harness import mcpx as run_mcpx
+
+    honest = run_mcpx("check", SKILLS, "--only", "skills")
+    assert honest.returncode == 0, str(honest)
+    assert "4 checks: 4 passed" in honest.stdout, str(honest)
+    lying = run_mcpx("check", SKILLS, "digest", "--only", "skills")
+    assert lying.returncode == 6, str(lying)
+    failed = [line for line in lying.stdout.splitlines() if "FAIL" in line]
+    assert len(failed) == 1 and "skills.files" in failed[0] and "digest mismatch" in failed[0], str(lying)

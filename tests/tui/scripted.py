@@ -206,6 +206,20 @@ class Script:
     stderr_at_start: list[str] = field(
         default_factory=lambda: ["weather server 2.1.0 starting", "cache: 14 cities"]
     )
+    #: tools called as tasks (2025-11-25): name → what tasks/result gives once the task is done; a task of
+    #: a tool in `held_tasks` never ends by itself (tasks/result waits until it is cancelled)
+    task_results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    held_tasks: set[str] = field(default_factory=set)
+    #: the pollInterval the tasks say (a snapshot sets one long enough that no poll comes before it)
+    task_poll_ms: int = 200
+    #: the tasks the script holds, by id, and the tasks/result request waiting on each held one
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    task_tools: dict[str, str] = field(default_factory=dict)
+    waiting: dict[str, Any] = field(default_factory=dict)
+    #: frames to send besides the answer (a waiting tasks/result ended by a cancel)
+    extra: list[str] = field(default_factory=list)
+    #: skills/list's entries (the Skills extension, SEP-2640); their files are read through `reads`
+    skills: list[dict[str, Any]] | None = None
 
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = {
@@ -215,7 +229,54 @@ class Script:
         }
         if self.prompts is not None:
             caps["prompts"] = {}
+        if self.task_results:
+            caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+        if self.skills is not None:
+            caps["extensions"] = {"io.modelcontextprotocol/skills": {}}
         return caps
+
+    def task_answer(self, request: Request) -> dict[str, Any] | None:
+        """tools/call as a task and tasks/*: fixed ids and dates, so snapshots hold still."""
+        params = request.params if isinstance(request.params, dict) else {}
+        method = request.method
+        if method == "tools/call":
+            task_id = f"task-{len(self.tasks) + 1}"
+            self.task_tools[task_id] = str(params.get("name"))
+            self.tasks[task_id] = {
+                "taskId": task_id,
+                "status": "working",
+                "statusMessage": "Gathering sources…",
+                "createdAt": "2026-11-24T10:00:00Z",
+                "lastUpdatedAt": "2026-11-24T10:00:00Z",
+                "ttl": 300000,
+                "pollInterval": self.task_poll_ms,
+            }
+            return {"task": dict(self.tasks[task_id])}
+        if method == "tasks/list":
+            return {"tasks": [dict(t) for t in self.tasks.values()]}
+        task = self.tasks.get(str(params.get("taskId")))
+        if task is None:
+            return None
+        if method == "tasks/get":
+            return dict(task)
+        if method == "tasks/cancel":
+            task.update(status="cancelled", statusMessage="Cancelled by the client")
+            task["lastUpdatedAt"] = "2026-11-24T10:00:04Z"
+            waiting = self.waiting.pop(task["taskId"], None)
+            if waiting is not None:
+                error = {"code": -32000, "message": "Task cancelled"}
+                self.extra.append(json.dumps({"jsonrpc": "2.0", "id": waiting, "error": error}))
+            return dict(task)
+        if method == "tasks/result":
+            name = self.task_tools[task["taskId"]]
+            if name in self.held_tasks:
+                self.waiting[task["taskId"]] = request.id
+                return {}
+            task.update(status="completed", statusMessage="Report ready")
+            task["lastUpdatedAt"] = "2026-11-24T10:00:02.500Z"
+            related = {"io.modelcontextprotocol/related-task": {"taskId": task["taskId"]}}
+            return {**self.task_results[name], "_meta": related}
+        return None
 
     def answer(self, request: Request) -> tuple[dict[str, Any] | None, float]:
         method = request.method
@@ -238,6 +299,19 @@ class Script:
             result = {key: items}
         elif method in ("ping", "logging/setLevel"):
             result = {}
+        elif method == "skills/list" and self.skills is not None:
+            result = {"skills": self.skills}
+        elif self.task_results and (
+            method.startswith("tasks/")
+            or (method == "tools/call" and isinstance(request.params, dict) and "task" in request.params)
+        ):
+            answer = self.task_answer(request)
+            if answer == {} and method == "tasks/result":
+                return None, delay  # held: answered when the task is cancelled
+            if answer is None:
+                error = {"code": -32602, "message": "Unknown task"}
+                return {"jsonrpc": "2.0", "id": request.id, "error": error}, delay
+            result = answer
         elif method in ("tools/call", "resources/read") and isinstance(request.params, dict):
             key = request.params.get("name") if method == "tools/call" else request.params.get("uri")
             if method == "tools/call" and key in self.held:
@@ -287,6 +361,8 @@ class ScriptedTransport:
             reply, delay = self.script.answer(message)
             if reply is not None:
                 self._push(delay, "frame", json.dumps(reply, separators=(",", ":")))
+            while self.script.extra:
+                self._push(delay, "frame", self.script.extra.pop(0))
         elif getattr(message, "method", None) == "notifications/initialized":
             for raw in self.script.after_initialized:
                 self._push(0.005, "frame", raw)

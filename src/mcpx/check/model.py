@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 Level = Literal["MUST", "SHOULD"]
 Status = Literal["pass", "fail", "warn", "skip", "incomplete"]
 STATUSES: tuple[Status, ...] = ("pass", "fail", "warn", "skip", "incomplete")
-Group = Literal["jsonrpc", "lifecycle", "catalogue", "behaviour", "http"]
+Group = Literal["jsonrpc", "lifecycle", "catalogue", "behaviour", "http", "skills"]
 #: "any": runs on the main connection, whatever its era; "legacy"/"modern": needs a connection of that era
 EraNeed = Literal["any", "legacy", "modern"]
 
@@ -31,6 +31,7 @@ GROUP_TITLES: dict[str, str] = {
     "catalogue": "Catalogues",
     "behaviour": "Behaviour",
     "http": "HTTP",
+    "skills": "Skills extension (SEP-2640)",
 }
 #: id prefixes that name an era rather than a group
 _GROUP_OF_PREFIX = {"legacy": "lifecycle", "modern": "lifecycle"}
@@ -205,6 +206,9 @@ def cite(source: str) -> str:
     if source.startswith(JSONRPC_URL):
         section = source.partition("#")[2]
         return "JSON-RPC 2.0" + (f" § {section}" if section else "")
+    sep = re.fullmatch(r"https://modelcontextprotocol\.io/seps/(\d+)-[\w-]+(?:#(?P<section>\S+))?", source)
+    if sep is not None:  # an extension's rule, written in its SEP
+        return f"SEP-{sep[1]}" + (f" § {sep['section']}" if sep["section"] else "")
     match = _SPEC_URL.fullmatch(source)
     if match is None:
         return source
@@ -257,7 +261,7 @@ def check(
 
 def all_checks() -> list[Check]:
     """Every registered check, in report order (groups in their order, then registration order)."""
-    from mcpx.check import behaviour, catalogue, http_rules, hygiene, lifecycle  # noqa: F401 - they register
+    from mcpx.check import behaviour, catalogue, http_rules, hygiene, lifecycle, skills  # noqa: F401 - they register
 
     order = list(GROUP_TITLES)
     checks = list(_REGISTRY.values())

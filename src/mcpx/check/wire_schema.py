@@ -173,6 +173,15 @@ def judge_frame(
         if result is not None:
             if isinstance(value, dict) and value.get("resultType") == "input_required":
                 result = "InputRequiredResult" if "InputRequiredResult" in found.defs else result
+            params = getattr(request.message if request is not None else None, "params", None)
+            if (
+                isinstance(params, dict)
+                and isinstance(params.get("task"), dict)
+                and "CreateTaskResult" in found.defs
+            ):
+                result = (
+                    "CreateTaskResult"  # a task-augmented request is answered with the task, not its result
+                )
             problems += found.problems(result, value, "result")
         return problems[:PER_FRAME]
     return []

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcpx.errors import RpcError
+from mcpx.errors import McpxError, RpcError
 from mcpx.wire import Notification, TrafficEvent
 from mcpx.wire.jsonrpc import INVALID_PARAMS
 
@@ -206,6 +206,9 @@ class Tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await poller
         state.result = result
+        with contextlib.suppress(RpcError, McpxError):
+            # the task as it ended (its final status message and dates), for the faces
+            state.update(await self.get(state.task_id))
         if not state.terminal:
             state.status = "completed"
         state.ended = state.ended or time.monotonic()

@@ -8,6 +8,10 @@ worker cancels the request (`notifications/cancelled`, or closing the request's 
 
 When a call ends the panel shows `ResultView` and posts `ToolCallPanel.CallFinished` to the app (the
 call history is built on those).
+
+A tool whose `execution.taskSupport` is `required` is called as a task (the button says so); an
+`optional` one has an "as a task" switch. The task's status and message show where progress does; the
+Tasks tab lists it with its polls, and cancels it.
 """
 
 from __future__ import annotations
@@ -24,10 +28,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Button, ProgressBar, Static
+from textual.widgets import Button, Checkbox, ProgressBar, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from mcpx.errors import McpxError, RpcError
+from mcpx.protocol.tasks import TaskState, task_support
 from mcpx.tui.context import InspectContext
 from mcpx.tui.forms.schema_form import SchemaForm
 from mcpx.tui.widgets.formats import format_latency
@@ -98,6 +103,8 @@ result appears below the form, scrolled into view.
         self.worker: Worker[None] | None = None
         self.last_outcome: Any = None
         self._cancelled = False
+        #: the task this panel's call created, when it is called as one
+        self._task_id: str | None = None
 
     @property
     def destructive(self) -> bool:
@@ -114,8 +121,12 @@ result appears below the form, scrolled into view.
 
     def compose(self) -> ComposeResult:
         yield SchemaForm(self.tool.get("inputSchema"), id="call-arguments")
+        support = task_support(self.tool)
         with Horizontal(id="call-bar"):
-            yield Button("Call  ctrl+r", id="call-button", variant="primary", compact=True)
+            label = "Call as task  ctrl+r" if support == "required" else "Call  ctrl+r"
+            yield Button(label, id="call-button", variant="primary", compact=True)
+            if support == "optional":
+                yield Checkbox("as a task", id="call-as-task", compact=True)
             yield Button("Send anyway  ctrl+g", id="send-anyway", variant="warning", compact=True)
             yield Button("Cancel  esc", id="cancel-call", variant="error", compact=True)
             yield Static("", id="call-status")
@@ -255,8 +266,14 @@ result appears below the form, scrolled into view.
         latency: float | None = None
         size: int | None = None
         params: dict[str, Any] = {"name": self.tool_name, "arguments": arguments}
+        stop_hearing = client.tasks.on_change(self._task_changed)
         try:
-            outcome = await client.request("tools/call", params, timeout=None, on_progress=self._progress)
+            if self._as_task():
+                outcome = await client.tasks.call_tool(
+                    self.tool_name, arguments, on_created=self._task_created
+                )
+            else:
+                outcome = await client.request("tools/call", params, timeout=None, on_progress=self._progress)
             latency = clock() - started
             size = self._response_size(traffic, first, outcome)
         except asyncio.CancelledError:
@@ -267,7 +284,27 @@ result appears below the form, scrolled into view.
         except McpxError as exc:
             latency = clock() - started
             outcome = exc
+        finally:
+            stop_hearing()
         await self._show_outcome(arguments, outcome, latency, size)
+
+    # -- as a task -----------------------------------------------------------------------------------
+    def _as_task(self) -> bool:
+        support = task_support(self.tool)
+        boxes = self.query("#call-as-task").results(Checkbox)
+        box = next(boxes, None)
+        return support == "required" or (support == "optional" and box is not None and box.value)
+
+    def _task_created(self, state: TaskState) -> None:
+        self._task_id = state.task_id
+        self._task_changed(state)
+
+    def _task_changed(self, state: TaskState) -> None:
+        if state.task_id != self._task_id or not self.is_attached:
+            return
+        message = f" — {state.status_message}" if state.status_message else ""
+        text = f"task {state.task_id[:12]}: {state.status}{message}"
+        self.query_one("#progress-message", Static).update(Content(text))
 
     @staticmethod
     def _response_size(traffic: Any, first: int, result: Any) -> int | None:

@@ -49,6 +49,8 @@ from mcpx.tui.shell.navigation import open_item_form, open_tool_call, show_check
 from mcpx.tui.shell.safe_output import safe_driver
 from mcpx.tui.shell.secret_filter import SecretFilter
 from mcpx.tui.shell.signals import exit_on_signals
+from mcpx.tui.skills.skills_view import SkillsView
+from mcpx.tui.tasks.tasks_view import TasksView
 from mcpx.tui.traffic.traffic_panel import TrafficPanel
 from mcpx.tui.traffic.traffic_view import SEPARATOR_EVENT
 from mcpx.tui.widgets.event_list_view import EventListView
@@ -224,6 +226,10 @@ class InspectApp(App[int]):
                     )
                 with TabPane("Check", id="check-tab"):
                     yield Lazy(CheckView(context, id="check"))
+                with TabPane("Tasks", id="tasks-tab"):
+                    yield Lazy(TasksView(context, id="tasks").data_bind(InspectApp.session))
+                with TabPane("Skills", id="skills-tab"):
+                    yield Lazy(SkillsView(context, id="skills").data_bind(InspectApp.session))
         # the traffic panel mounts right after the first paint: the tool list shows sooner (a cold start
         # spends ~0.2 s on the panel's tabs, inputs and views otherwise)
         yield Lazy(
@@ -239,6 +245,9 @@ class InspectApp(App[int]):
     def on_mount(self) -> None:
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
+        for side in self.query("#side").results(TabbedContent):
+            side.hide_tab("tasks-tab")  # until tasks mean something here (_offer_tasks)
+            side.hide_tab("skills-tab")  # until the server declares the Skills extension
         # woken by traffic, not by a clock: an idle session costs no CPU (everything _tick reads changes
         # only when a frame comes or goes)
         stop_ticks = self.traffic.subscribe(self._traffic_moved)
@@ -321,8 +330,30 @@ class InspectApp(App[int]):
     def _opened(self, message: Connection.Opened) -> None:
         self.server_info = message.server_info
         self.asking.attach(message.client)
+        self._offer_tasks(message.client)
         if self.settings.log_level is not None:
             self.set_log_level(self.settings.log_level)
+
+    def _offer_tasks(self, client: Client) -> None:
+        """The Tasks tab shows once tasks mean something here: the server declares them, or a task (one
+        it asked of mcpx) appears. Until then it stays out of the way."""
+        side = self.query("#side").results(TabbedContent)
+        tabs = next(side, None)
+        if tabs is None or not tabs.query("#tasks-tab"):
+            return
+
+        def show(*_: object) -> None:
+            if tabs.is_attached:
+                tabs.show_tab("tasks-tab")
+
+        if client.server_capabilities.get("tasks") or client.tasks.known:
+            show()
+        else:
+            client.tasks.on_change(show)
+        if client.skills.declared is not None:
+            tabs.show_tab("skills-tab")
+        else:
+            tabs.hide_tab("skills-tab")
 
     @on(Connection.Ended)
     def _ended(self) -> None:

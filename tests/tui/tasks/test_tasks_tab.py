@@ -1,0 +1,101 @@
+"""The Tasks tab and calling as a task from the form, on the scripted server (tasks of 2025-11-25): a tool
+whose taskSupport is required is called as a task from its form (tasks/result gives the result the panel
+shows), an optional one only with the "as a task" switch; the tab lists the session's tasks, cancels a
+running one (the waiting tasks/result ends with the server's error) and fetches tasks/list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from call_scenes import open_tool
+from scripted import TOOLS, Script, quiet, scripted_app, settle, wait_for
+from textual.pilot import Pilot
+from textual.widgets import Checkbox, OptionList, TabbedContent
+
+from mcpx.tui.catalogue.tool_call import ToolCallPanel
+from mcpx.tui.tasks.tasks_view import TasksView
+
+TOPIC = {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]}
+RESEARCH = {"name": "research", "description": "A long research job.", "inputSchema": TOPIC,
+            "execution": {"taskSupport": "required"}}  # fmt: skip
+DEEP_SCAN = {"name": "deep_scan", "description": "Scans until stopped.", "inputSchema": TOPIC,
+             "execution": {"taskSupport": "optional"}}  # fmt: skip
+REPORT = {"content": [{"type": "text", "text": "# Research report: tides"}]}
+SIZE = (130, 40)
+
+
+def task_script(poll_ms: int = 200) -> Script:
+    return Script(
+        task_poll_ms=poll_ms,
+        tools=[*TOOLS, RESEARCH, DEEP_SCAN],
+        task_results={"research": REPORT, "deep_scan": {"content": []}},
+        held_tasks={"deep_scan"},
+        calls={"deep_scan": {"content": [{"type": "text", "text": "scanned at once"}]}},
+    )
+
+
+async def call_research(pilot: Pilot[Any], app: Any) -> ToolCallPanel:
+    panel = await open_tool(pilot, app, "research")
+    assert "Call as task" in str(panel.query_one("#call-button").label)
+    outcome = await panel.call({"topic": "tides"})
+    assert outcome == {**REPORT, "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "task-1"}}}
+    return panel
+
+
+async def show_tasks(pilot: Pilot[Any], app: Any) -> TasksView:
+    app.query_one("#side", TabbedContent).active = "tasks-tab"
+    await wait_for(pilot, lambda: bool(app.query(TasksView)))
+    return app.query_one(TasksView)
+
+
+async def test_required_optional_cancel_and_list() -> None:
+    session = scripted_app(task_script())
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await call_research(pilot, app)
+        sent = [e for e in app.traffic if e.direction == "out" and e.method in ("tools/call", "tasks/result")]
+        assert [e.method for e in sent] == ["tools/call", "tasks/result"]
+        assert '"task":{"ttl":300000}' in sent[0].raw
+
+        # optional: a plain call unless the switch is on
+        panel = await open_tool(pilot, app, "deep_scan")
+        assert await panel.call({"topic": "a"}) == {"content": [{"type": "text", "text": "scanned at once"}]}
+        panel.query_one("#call-as-task", Checkbox).value = True
+        panel.start_call({"topic": "b"})
+
+        view = await show_tasks(pilot, app)
+        listing = view.query_one("#task-list", OptionList)
+        await wait_for(pilot, lambda: listing.option_count == 2)
+        await wait_for(pilot, lambda: app.connection.client.tasks.known["task-2"].polls >= 1)
+        # newest first: the running scan (the highlight stays on what it was on when the list grew)
+        assert "deep_scan" in str(listing.get_option_at_index(0).prompt)
+        listing.highlighted = 0
+        assert "working" in str(listing.get_option_at_index(0).prompt)
+        assert "completed" in str(listing.get_option_at_index(1).prompt)
+
+        view.action_cancel()
+        await wait_for(pilot, lambda: not panel.running)
+        state = app.connection.client.tasks.known["task-2"]
+        assert state.status == "cancelled" and "Task cancelled" in (state.error or "")
+        assert "cancelled" in str(listing.get_option_at_index(0).prompt)
+
+        view.action_list()
+        await wait_for(
+            pilot, lambda: any(e.method == "tasks/list" and e.direction == "in" for e in app.traffic)
+        )
+        assert set(app.connection.client.tasks.known) == {"task-1", "task-2"}
+
+
+def test_tasks_tab(snap_compare: Any) -> None:
+    session = scripted_app(task_script(poll_ms=60_000))  # no poll before the picture: the count holds still
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app = session.app
+        await settle(pilot, app)
+        await call_research(pilot, app)
+        view = await show_tasks(pilot, app)
+        await wait_for(pilot, lambda: view.query_one("#task-list", OptionList).option_count == 1)
+        await quiet(pilot)
+
+    assert snap_compare(session.app, terminal_size=SIZE, run_before=run_before)
