@@ -294,25 +294,30 @@ async def _stream(
     stream: _Stream,
     extra: list[tuple[str, str]],
 ) -> None:
-    """An event stream until `stream` ends or the host goes away. The connection closes after it (the
-    host reading its end is how a closed stream is noticed: nothing else may come on it meanwhile)."""
-    headers = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), ("Connection", "close")]
-    writer.write(connection.send(h11.Response(status_code=200, headers=[*headers, *extra])) or b"")
+    """An event stream until `stream` ends or the host goes away (its end of the connection read while
+    the stream runs: bytes it sends meanwhile, a pipelined request, are handed back to h11)."""
+    headers = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), *extra]
+    writer.write(connection.send(h11.Response(status_code=200, headers=headers)) or b"")
     await writer.drain()
-    gone = asyncio.ensure_future(reader.read(1))
+    gone = asyncio.ensure_future(reader.read(1 << 16))
     try:
         while True:
             getter = asyncio.ensure_future(stream.queue.get())
             await asyncio.wait({getter, gone}, return_when=asyncio.FIRST_COMPLETED)
-            if not getter.done():  # the host closed the connection: nobody reads this stream any more
+            if not getter.done():
                 getter.cancel()
-                return
+                if not gone.result():  # the host closed the connection: nobody reads this stream any more
+                    return
+                connection.receive_data(gone.result())  # the next request, early: h11 keeps it
+                gone = asyncio.ensure_future(reader.read(1 << 16))
+                continue
             frame = getter.result()
             if frame is None:
                 break
             data = connection.send(h11.Data(data=b"event: message\ndata: " + frame + b"\n\n")) or b""
             if stream.ended and stream.queue.qsize() == 1:  # the answer that ends it (only the end is left):
-                writer.write(data + (connection.send(h11.EndOfMessage()) or b""))  # one write, not two
+                data += connection.send(h11.EndOfMessage()) or b""  # one write, not two
+                writer.write(data)
                 await writer.drain()
                 return
             writer.write(data)
@@ -320,4 +325,12 @@ async def _stream(
         writer.write(connection.send(h11.EndOfMessage()) or b"")
         await writer.drain()
     finally:
+        # a read cancelled before it returned takes nothing from the reader; it must have finished before
+        # the next request is read (a stream reader takes one reader at a time)
         gone.cancel()
+        try:
+            early = await gone
+        except asyncio.CancelledError:
+            early = b""
+        if early:
+            connection.receive_data(early)
