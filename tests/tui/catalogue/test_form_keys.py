@@ -137,3 +137,48 @@ async def test_escape_tab_filter_highlight_and_tab_letters() -> None:
             await pilot.press(key)
             assert browser.active_kind == kind
             assert app.focused is app.query_one(f"#{kind}-list")
+
+
+async def test_q_and_r_ask_first_with_a_call_in_flight_or_a_half_filled_form() -> None:
+    from mcpx.tui.widgets.confirm_screen import ConfirmScreen
+
+    held = Script(tools=[READ_MANY, RAW_ONLY, *TOOLS], held={"long_report"})
+    session = scripted_app(held)
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        attempt = app.session.attempt
+        app.request_tool_call("long_report", {}, run=True)
+        await wait_for(pilot, lambda: app.in_flight == 1 or any(w.group == "requests" for w in app.workers))
+        app.query_one("#tools-list", OptionList).focus()
+        for key in ("q", "r"):
+            await pilot.press(key)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            assert "in flight" in str(app.screen.query_one("#confirm-details Static", Static).render())
+            await pilot.press("n")
+            await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+            assert unchanged(app, attempt)
+        panel = app.query_one(ToolCallPanel)
+        assert panel.running  # the call goes on
+        await pilot.press("escape")  # (the list has focus: Escape is not the panel's cancel here)
+        panel.action_cancel()
+        await wait_for(
+            pilot,
+            lambda: not panel.running and not any(w.is_running for w in app.workers if w.group == "requests"),
+        )
+
+        # a half-filled form: typed, then back on the list; q asks, n keeps the form as it was
+        await pilot.press("T", "home", "enter", *"x")
+        form = app.query_one(SchemaForm)
+        await wait_for(pilot, lambda: form.touched)
+        typed = form.value
+        await pilot.press("escape", "escape", "q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert "typed in the form" in str(app.screen.query_one("#confirm-details Static", Static).render())
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
+        assert unchanged(app, attempt) and app.query_one(SchemaForm).value == typed
+        await pilot.press("q")  # and yes means yes
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.is_running)

@@ -24,6 +24,7 @@ from mcpx.tui.shell.app import InspectApp, make_app
 from mcpx.tui.shell.death_banner import DeathBanner
 from mcpx.tui.shell.raw_message_screen import RawMessageScreen
 from mcpx.tui.traffic.event_screen import EventScreen
+from mcpx.tui.widgets.confirm_screen import ConfirmScreen
 
 ROOT = Path(__file__).resolve().parents[3]
 SERVER = ROOT / "tests" / "servers" / "tui_server.py"
@@ -193,6 +194,9 @@ async def test_server_everything() -> None:
         await pilot.press("t", "q")
         assert app.is_running
         await pilot.press("escape", "escape", "t", "q")
+        # "tq" is typed input in get-sum's form: q asks before losing it
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
         await wait_for(pilot, lambda: not app.is_running, CONNECT)
     assert not group_alive(pid)
 

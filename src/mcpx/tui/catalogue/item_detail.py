@@ -254,6 +254,20 @@ Inside its form the form owns the keys: letters type, they never reach the app's
         first.focus()
         return first
 
+    def holds_typed_input(self) -> bool:
+        """True when the item's form holds something the user typed (a restart or quit would lose it)."""
+        from textual.widgets import Input
+
+        from mcpx.tui.forms.argument_field import ArgumentField
+        from mcpx.tui.forms.schema_form import SchemaForm
+
+        panel = self._panel
+        if panel is None or not panel.is_attached:
+            return False
+        if any(form.touched for form in panel.query(SchemaForm)):
+            return True
+        return any(box.value for field in panel.query(ArgumentField) for box in field.query(Input))
+
     def on_key(self, event: events.Key) -> None:
         # the form owns its keys: a letter on one of its buttons never reaches the app's letters
         for form in self.query("#call-form").results(Vertical):

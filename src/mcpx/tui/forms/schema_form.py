@@ -105,6 +105,8 @@ a string field is sent as a string, a number field sends a number.
         self._raw_text = ""
         self._raw_base = ""
         self._issues: list[Issue] = []
+        #: the value as the form was built or last loaded (what `touched` compares with)
+        self._pristine = _dump(self.model.value())
 
     # -- what the outside reads ----------------------------------------------------------------------
     @property
@@ -120,6 +122,13 @@ a string field is sent as a string, a number field sends a number.
             except ValueError:
                 return None
         return self.model.value()
+
+    @property
+    def touched(self) -> bool:
+        """True when the user has typed something the form did not start with (quitting would lose it)."""
+        if self.raw_mode:
+            return self._raw_text != self._raw_base
+        return _dump(self.model.value()) != self._pristine
 
     @property
     def issues(self) -> list[Issue]:
@@ -155,6 +164,7 @@ a string field is sent as a string, a number field sends a number.
     def load(self, value: Any) -> None:
         """Show `value` (in the fields; in the raw editor too when it is open)."""
         self.model.load(value)
+        self._pristine = _dump(self.model.value())
         if self.raw_mode:
             self._raw_text = self._raw_base = _dump(self.model.value())
             self.query_one("#form-raw", TextArea).load_text(self._raw_text)
@@ -197,6 +207,7 @@ a string field is sent as a string, a number field sends a number.
                 break
             owner.node.add()
             owner.edited(structural=True)
+            self._pristine = _dump(self.model.value())  # an empty item is no typed input
             for _ in range(50):  # the array recomposes with its item on the next refresh
                 await asyncio.sleep(0.01)
                 if self.first_field() is not None:

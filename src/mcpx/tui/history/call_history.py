@@ -211,7 +211,7 @@ server's arguments after `--`), **x** as the official inspector's `--cli` line, 
         self._show(rows[index] if index is not None else None)
 
     def _call_line(self, call: CallRecord) -> Text:
-        style = {"OK": "green", "ERROR": "red", "FAILED": "red"}[call.status]
+        style = {"OK": "green", "ERROR": "red", "FAILED": "red", "CANCELLED": "yellow"}[call.status]
         line = Text(f"+{call.at:7.3f}s  ", "dim")
         line.append(f"{call.status:<6}", style=f"bold {style}")
         line.append(f" {printable(call.tool)}", "bold")

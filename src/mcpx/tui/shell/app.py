@@ -45,6 +45,7 @@ from mcpx.tui.shell.death_banner import DeathBanner
 from mcpx.tui.shell.header_bar import HeaderBar
 from mcpx.tui.shell.help_screen import GENERAL
 from mcpx.tui.shell.info_view import InfoView
+from mcpx.tui.shell.leaving import confirm_then
 from mcpx.tui.shell.navigation import open_item_form, open_tool_call, show_check, show_event
 from mcpx.tui.shell.safe_output import safe_driver
 from mcpx.tui.shell.secret_filter import SecretFilter
@@ -93,12 +94,14 @@ class InspectApp(App[int]):
     COMMANDS = App.COMMANDS | {InspectCommands}
     BINDING_GROUP_TITLE = "mcpx"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit", id="quit", tooltip="Stop the server and quit"),
+        Binding("q", "ask_quit", "Quit", id="quit", tooltip="Stop the server and quit"),
         Binding(
             "question_mark,f1", "help", "Help", id="help", tooltip="Help for the focused pane, and its keys"
         ),
         Binding("t", "focus_traffic", "Traffic", id="focus-traffic", tooltip="Jump to the traffic log"),
-        Binding("r", "reconnect", "Reconnect", id="reconnect", tooltip="Restart the server / connect again"),
+        Binding(
+            "r", "ask_reconnect", "Reconnect", id="reconnect", tooltip="Restart the server / connect again"
+        ),
         Binding("i", "show_info", "Info", id="show-info", tooltip="Instructions, capabilities, handshake"),
         Binding(
             "b", "focus_browser", "Browser", show=False, id="focus-browser", tooltip="Jump to the catalogue"
@@ -431,6 +434,18 @@ class InspectApp(App[int]):
         self.set_log_level(event.level)
 
     # -- actions -------------------------------------------------------------------------------------
+    def action_ask_quit(self) -> None:
+        """q: quit, asking first when a call runs, a question waits or a form holds typed input."""
+        if self._quitting:
+            self.action_quit()
+        else:
+            confirm_then(self, "Quit", self.action_quit)
+
+    def action_ask_reconnect(self) -> None:
+        """r: reconnect, asking first as q does."""
+        if not self.refuse_if_read_only("No reconnect") and self.connection is not None:
+            confirm_then(self, "Reconnect", self.action_reconnect)
+
     def action_quit(self) -> None:  # type: ignore[override]
         if self._quitting:  # a second q: leave now (the server's group is still killed at exit)
             self.exit(0)

@@ -40,7 +40,7 @@ from mcpx.wire.traffic import TrafficLog
 from mcpx.workspace.manager import Entry, Workspace
 
 #: app actions that make sense on the workspace screen (the others belong to the inspector view)
-_WORKSPACE_ACTIONS = {"quit", "help", "command_palette"}
+_WORKSPACE_ACTIONS = {"quit", "ask_quit", "help", "command_palette"}
 
 
 def lent_client(workspace: Workspace, entry: Entry) -> Connector:
