@@ -457,3 +457,13 @@ def test_a_server_that_cannot_start_is_one_sentence_and_an_ended_session(tmp_pat
         host.finish()
     (row,) = sessions(tmp_path)
     assert row["live"] is False and row["exit_code"] == 4
+
+
+def test_diff_reads_a_proxied_session_like_any_recording(shared: dict[str, Any]) -> None:
+    recording = shared["after"][0]["recording"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcpx", "diff", recording, recording],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "tools: same (4)" in proc.stdout
