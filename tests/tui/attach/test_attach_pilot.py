@@ -6,6 +6,7 @@ is opened while the session runs, sees a call the host makes afterwards, and not
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,15 +14,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted import wait_for
+from scripted import quiet, wait_for
+from textual.pilot import Pilot
 
-from mcpx.proxy.sessions import find_session
+from mcpx.proxy.sessions import SessionEntry, find_session
 from mcpx.tui.attach.attach_app import make_attach_app
 from mcpx.tui.replay.replay_app import ReplayApp
 from mcpx.tui.settings import InspectSettings
 
 ROOT = Path(__file__).resolve().parents[3]
 PEER = ROOT / "tests" / "servers" / "proxy_peer.py"
+#: a session `mcpx proxy` recorded between a host and proxy_peer.py (its paths made neutral): malformed
+#: frames both ways, invalid UTF-8, the server's stderr
+PROXIED = ROOT / "tests" / "tui" / "recordings" / "proxied_peer.mcpx.jsonl"
 pytestmark = pytest.mark.timeout(60)
 
 
@@ -83,3 +88,28 @@ async def test_attach_follows_a_live_proxied_session(proxy: subprocess.Popen[byt
         await wait_for(pilot, lambda: not app.loading)  # the session ended: the recording is whole
         assert any(e.facts.get("event") == "exited" for e in app.traffic)
         assert isinstance(app, ReplayApp)
+
+
+def test_attach_screen_on_an_ended_session(snap_compare: Any) -> None:
+    """An ended session opens as the recording it is: the host's frames, the server's, what was flagged."""
+    entry = SessionEntry(
+        id="20261125-001441-claude",
+        name="claude",
+        recording=Path(os.path.relpath(PROXIED)),  # the sub-title shows it: the same from the repository
+        pid=0,
+        started=0.0,
+        target="python proxy_peer.py",
+        ended=1.0,
+    )
+    app = make_attach_app(entry, settings=InspectSettings())
+    app.animation_level = "none"
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await wait_for(pilot, lambda: not app.loading and bool(app.query("#traffic")))
+        length = len(app.traffic)
+        await wait_for(pilot, lambda: all(view._scanned == length for view in app.panel.views()))
+        await wait_for(pilot, lambda: not app.panel.counts_pending)
+        await pilot.press("t")
+        await quiet(pilot)
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
