@@ -35,9 +35,12 @@ class Host:
     sent: list[bytes] = field(default_factory=list)
     received: list[bytes] = field(default_factory=list)
     lines: queue.Queue[bytes | None] = field(default_factory=queue.Queue)
+    #: read the proxy's stdout in a thread from the start (False: the test reads it, when it chooses)
+    reading: bool = True
 
     def __post_init__(self) -> None:
-        threading.Thread(target=self._read, daemon=True).start()
+        if self.reading:
+            threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
@@ -80,7 +83,7 @@ class Host:
             self.received.append(line.rstrip(b"\n"))
 
 
-def start_proxy(tmp: Path, *words: str, env: dict[str, str] | None = None) -> Host:
+def start_proxy(tmp: Path, *words: str, env: dict[str, str] | None = None, reading: bool = True) -> Host:
     process = subprocess.Popen(
         [sys.executable, "-m", "mcpx", "proxy", *words],
         stdin=subprocess.PIPE,
@@ -88,7 +91,7 @@ def start_proxy(tmp: Path, *words: str, env: dict[str, str] | None = None) -> Ho
         stderr=subprocess.PIPE,
         env={**os.environ, "MCPX_DATA_DIR": str(tmp / "data"), **(env or {})},
     )
-    return Host(process)
+    return Host(process, reading=reading)
 
 
 def sessions(tmp: Path, *, cli: bool = False) -> list[dict[str, Any]]:
@@ -467,3 +470,29 @@ def test_diff_reads_a_proxied_session_like_any_recording(shared: dict[str, Any])
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "tools: same (4)" in proc.stdout
+
+
+def test_a_host_that_stops_reading_holds_the_server_back(tmp_path: Path) -> None:
+    """A pipe's back-pressure, through the proxy: while the host reads nothing, a server writing 25 MB
+    blocks (the proxy does not buffer it all); once the host reads, every frame arrives."""
+    flooded = tmp_path / "flooded"
+    host = start_proxy(tmp_path, "--record", str(tmp_path / "flood.mcpx.jsonl"), sys.executable, str(PEER),
+                       env={"PROXY_PEER_FLOODED": str(flooded)}, reading=False)  # fmt: skip
+    try:
+        call = {"name": "flood", "arguments": {"count": 400, "size": 65536}}
+        host.send(frame({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}))
+        deadline = time.monotonic() + 1.5  # ample for 25 MB through two pipes, had nothing held it back
+        while not flooded.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not flooded.exists()  # the server waits on its full pipe
+        assert host.process.stdout is not None
+        notifications = 0
+        for line in host.process.stdout:
+            message = json.loads(line)
+            if message.get("id") == 1:
+                break
+            notifications += 1
+        assert notifications == 400 and message["result"]["content"][0]["text"] == "flooded"
+        assert flooded.exists()
+    finally:
+        host.finish()

@@ -4,7 +4,8 @@ what a well-behaved SDK never would, so the test can see the proxy relay it unto
 - `initialize`, `tools/list`, `ping`: answered (serverInfo `proxy-peer 1.0`).
 - `tools/call` `echo` {text}: the text back; `env`: the value of $API_TOKEN (a secret the host passed in
   the server's env); `garble`: first a frame that is not JSON and one with invalid UTF-8, then the answer;
-  `die`: three stderr lines and exit 3 without answering.
+  `die`: three stderr lines and exit 3 without answering; `flood` {count, size}: that many log
+  notifications of that size, then $PROXY_PEER_FLOODED is created, then the answer.
 - A line that is not JSON: a -32700 error with id null, as JSON-RPC says.
 - Every line read is appended, exactly as its bytes came, to $PROXY_PEER_SEEN when set (what the server
   saw, for the byte-identity assertions), and its pid goes to $PROXY_PEER_PID.
@@ -44,6 +45,21 @@ def tool(rid: object, params: dict) -> None:
             b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"caf\xe9"}}\n'
         )
         text = "garbled"
+    elif name == "flood":
+        # notifications of `size` bytes, `count` of them, as fast as the pipe takes them; then a mark
+        line = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "info", "data": "x" * int(args.get("size", 65536))},
+            }
+        ).encode()
+        for _ in range(int(args.get("count", 100))):
+            out.write(line + b"\n")
+        out.flush()
+        if os.environ.get("PROXY_PEER_FLOODED"):
+            open(os.environ["PROXY_PEER_FLOODED"], "w").close()
+        text = "flooded"
     elif name == "die":
         for line in ("working on it", "still working", "FATAL: the disk is on fire"):
             sys.stderr.write(line + "\n")

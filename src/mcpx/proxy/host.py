@@ -87,6 +87,8 @@ class HostSide:
         self._scheduled = False
         #: set when the host has closed our stdin (or its end of our stdout)
         self.gone = asyncio.Event()
+        #: told True when the host stops keeping up with what we write, False when it has caught up
+        self.on_full: Callable[[bool], None] | None = None
 
     async def start(self, on_frame: FrameSink) -> None:
         loop = asyncio.get_running_loop()
@@ -96,10 +98,16 @@ class HostSide:
         else:
             _read_in_thread(self._stdin.fileno(), protocol, loop)
         if _streams(self._stdout.fileno()):
-            transport, _ = await loop.connect_write_pipe(lambda: _WriteWatch(self.gone.set), self._stdout)
+            transport, _ = await loop.connect_write_pipe(
+                lambda: _WriteWatch(self.gone.set, self._full), self._stdout
+            )
             self._writer = transport
         else:
             self._writer = _BlockingWriter(self._stdout.fileno())
+
+    def _full(self, full: bool) -> None:
+        if self.on_full is not None:
+            self.on_full(full)
 
     def write(self, frame: bytes) -> bool:
         """Write one frame (with its newline); False once the host no longer reads.
@@ -138,13 +146,21 @@ class HostSide:
 
 
 class _WriteWatch(asyncio.BaseProtocol):
-    """Notices the host closing its end of our stdout (the read end of the pipe)."""
+    """Notices the host closing its end of our stdout (the read end of the pipe), and the host not
+    keeping up (the write buffer over its high-water mark, then back under the low one)."""
 
-    def __init__(self, on_lost: Callable[[], None]) -> None:
+    def __init__(self, on_lost: Callable[[], None], on_full: Callable[[bool], None]) -> None:
         self._on_lost = on_lost
+        self._on_full = on_full
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._on_lost()
+
+    def pause_writing(self) -> None:
+        self._on_full(True)
+
+    def resume_writing(self) -> None:
+        self._on_full(False)
 
 
 def _read_in_thread(fd: int, protocol: _HostReader, loop: asyncio.AbstractEventLoop) -> None:

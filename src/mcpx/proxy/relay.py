@@ -74,6 +74,8 @@ class Proxy:
             self.host = HttpHost(*options.listen, self.log)
         else:
             self.host = HostSide(options.stdin, options.stdout)
+            # a host that stops reading holds the server back, as a pipe would: no unbounded buffer
+            self.host.on_full = self.upstream.hold
         self.recorder: Recorder | None = None
         self.entry: SessionEntry | None = None
         self._server_gone = False

@@ -49,6 +49,10 @@ class Upstream(Protocol):
 
     async def close(self) -> None: ...
 
+    def hold(self, held: bool) -> None:
+        """Stop taking the server's frames for now (the host is not reading them), or go on."""
+        ...
+
     @property
     def exit_code(self) -> int:
         """What the proxy exits with when the server ended first (a dead server's code)."""
@@ -84,6 +88,9 @@ class StdioUpstream:
 
     def relay(self, line: bytes) -> None:
         self.transport.send_bytes(line)
+
+    def hold(self, held: bool) -> None:
+        self.transport.hold_output(held)
 
     async def ended(self) -> None:
         assert self._drain is not None
@@ -189,6 +196,9 @@ class HttpUpstream:
         finally:
             if opens is not None and not opens.done():
                 opens.set_result(None)
+
+    def hold(self, held: bool) -> None:
+        pass  # answers come in per POST; a host that does not read holds its own requests back
 
     async def ended(self) -> None:
         assert self._reader is not None

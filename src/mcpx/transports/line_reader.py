@@ -43,6 +43,8 @@ class LineReader(asyncio.Protocol):
         self._skipped = 0
         self._transport: asyncio.ReadTransport | None = None
         self._paused = False
+        #: reading stopped by `hold()` (a consumer's back-pressure), apart from the queue's own pause
+        self._held = False
         self._waiter: asyncio.Future[None] | None = None
         self._eof_waiter: asyncio.Future[None] | None = None
         #: the pipe reached its end (or was closed)
@@ -184,10 +186,24 @@ class LineReader(asyncio.Protocol):
         if self._transport is not None:
             self._transport.close()
 
+    def hold(self, held: bool) -> None:
+        """Stop reading (or go on) for a consumer that cannot keep up: a proxy whose host is not reading
+        what it relays. The pipe then fills and the server's writes wait, as they would on the host."""
+        if held == self._held:
+            return
+        self._held = held
+        if self._transport is None:
+            return
+        if held:
+            self._transport.pause_reading()
+        elif not self._paused:
+            self._transport.resume_reading()
+
     def _resume(self) -> None:
         if self._paused and self._transport is not None:
             self._paused = False
-            self._transport.resume_reading()
+            if not self._held:
+                self._transport.resume_reading()
 
     def _wake(self) -> None:
         waiter = self._waiter

@@ -256,6 +256,11 @@ class StdioTransport:
             raise ConnectError("the server closed its input") from None
         return event
 
+    def hold_output(self, held: bool) -> None:
+        """Stop reading the server's stdout for now (or go on): a relay whose reader has fallen behind."""
+        if self._stdout is not None:
+            self._stdout.hold(held)
+
     def receive_with(self, sink: Sink | None) -> None:
         """Hand each received event to `sink` in the read callback itself (see `PushReceiving`)."""
         self._sink = sink
