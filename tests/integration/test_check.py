@@ -295,3 +295,19 @@ def test_a_connection_that_stops_answering_is_diagnosed_once() -> None:
     assert all(results[i].status == "pass" for i in after), {i: results[i].detail for i in after}
     assert {r.status for r in report.results} <= {"pass", "skip", "incomplete"}
     assert report.exit_code == 4 and report.to_json()["complete"] is False
+
+
+def test_an_answer_already_on_its_way_when_the_cancel_came_is_no_fault() -> None:
+    """blocking_tool.py answers its slow call before it reads the cancel: the answer arrives after the
+    cancel was sent (the spec's race). It comes before the answer to a ping sent after the cancel, so the
+    check does not blame the server (ignores-cancel, which answers after reading it, is still caught)."""
+    server = Path(__file__).parent.parent / "servers" / "blocking_tool.py"
+
+    async def run() -> CheckReport:
+        spec = resolve_target(str(server), [])
+        options = CheckOptions(check_session(SessionOptions(era="legacy"), timeout=15), call_tools=True)
+        return await run_checks(spec, options, only=["behaviour.cancellation"])
+
+    result = next(r for r in asyncio.run(run()).results if r.id == "behaviour.cancellation")
+    assert result.status == "skip", result.detail
+    assert "answered before it could be cancelled" in result.detail
