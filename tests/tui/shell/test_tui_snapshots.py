@@ -10,6 +10,7 @@ from typing import Any
 from scripted import Script, quiet, scripted_app, settle, wait_for
 from textual.pilot import Pilot
 
+from mcpx.tui.shell.header_bar import HeaderBar
 from mcpx.tui.traffic.event_screen import EventScreen
 
 SIZE = (120, 40)
@@ -147,6 +148,8 @@ def test_check_view(snap_compare: Any) -> None:
         await wait_for(
             pilot, lambda: bool(app.query(CheckView)) and app.query_one(CheckView).report is not None, 60
         )
+        # the report can be in before the header has counted the check's last answer (on a loaded machine)
+        await wait_for(pilot, lambda: app.in_flight == 0 and app.query_one(HeaderBar).in_flight == 0, 30)
         await settle(pilot, app)
 
     assert snap_compare(session.app, terminal_size=SIZE, run_before=run_before)
