@@ -8,6 +8,7 @@ The host is a subprocess pipe pair, as Claude or Cursor give a stdio server; the
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import queue
@@ -496,3 +497,25 @@ def test_a_host_that_stops_reading_holds_the_server_back(tmp_path: Path) -> None
         assert flooded.exists()
     finally:
         host.finish()
+
+
+def test_a_server_that_stops_reading_holds_the_host_back(tmp_path: Path) -> None:
+    """The other way: a server that reads nothing makes the host's writes wait (the proxy stops reading
+    the host once 1 MB waits for the server) instead of the proxy taking 25 MB in."""
+    host = start_proxy(tmp_path, "--record", str(tmp_path / "deaf.mcpx.jsonl"), sys.executable, str(PEER),
+                       env={"PROXY_PEER_DEAF": "1"})  # fmt: skip
+    chunk = frame({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "x" * 65536}})
+
+    def flood() -> None:
+        with contextlib.suppress(OSError):  # the proxy is killed at the end: a broken pipe
+            for _ in range(400):
+                host.send(chunk)
+
+    writer = threading.Thread(target=flood, daemon=True)
+    try:
+        writer.start()
+        writer.join(timeout=1.5)  # ample for 25 MB into a proxy that takes it all
+        assert writer.is_alive()  # still blocked: the proxy holds the host back
+    finally:
+        host.finish()
+        writer.join(timeout=10)

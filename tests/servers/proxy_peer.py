@@ -7,6 +7,7 @@ what a well-behaved SDK never would, so the test can see the proxy relay it unto
   `die`: three stderr lines and exit 3 without answering; `flood` {count, size}: that many log
   notifications of that size, then $PROXY_PEER_FLOODED is created, then the answer.
 - A line that is not JSON: a -32700 error with id null, as JSON-RPC says.
+- With $PROXY_PEER_DEAF set it reads nothing at all (a server that stopped reading its stdin).
 - Every line read is appended, exactly as its bytes came, to $PROXY_PEER_SEEN when set (what the server
   saw, for the byte-identity assertions), and its pid goes to $PROXY_PEER_PID.
 
@@ -26,6 +27,10 @@ if os.environ.get("PROXY_PEER_PID"):
         f.write(str(os.getpid()))
 sys.stderr.write("proxy-peer ready\n")
 sys.stderr.flush()
+if os.environ.get("PROXY_PEER_DEAF"):  # never reads its stdin: what is written to it piles up in the pipe
+    import time
+
+    time.sleep(3600)
 
 
 def send(obj: object) -> None:

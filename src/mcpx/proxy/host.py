@@ -82,7 +82,7 @@ class HostSide:
         self._stdin = stdin
         self._stdout = stdout
         self._writer: _Writer | None = None
-        self._read_transport: asyncio.BaseTransport | None = None
+        self._read_transport: asyncio.ReadTransport | None = None
         self._pending: list[bytes] = []
         self._scheduled = False
         #: set when the host has closed our stdin (or its end of our stdout)
@@ -104,6 +104,16 @@ class HostSide:
             self._writer = transport
         else:
             self._writer = _BlockingWriter(self._stdout.fileno())
+
+    def hold_input(self, held: bool) -> None:
+        """Stop reading what the host writes (the server is not keeping up), or go on."""
+        transport = self._read_transport
+        if transport is None or transport.is_closing():
+            return
+        if held:
+            transport.pause_reading()
+        else:
+            transport.resume_reading()
 
     def _full(self, full: bool) -> None:
         if self.on_full is not None:

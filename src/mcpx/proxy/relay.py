@@ -33,7 +33,7 @@ from mcpx.errors import McpxError
 from mcpx.proxy.forget import ForgottenEvents
 from mcpx.proxy.host import HostEnd, HostSide
 from mcpx.proxy.sessions import SessionEntry, register
-from mcpx.proxy.upstream import Upstream, open_upstream
+from mcpx.proxy.upstream import StdioUpstream, Upstream, open_upstream
 from mcpx.record.writer import Recorder, start_recording
 from mcpx.target import ServerSpec
 from mcpx.transports.stdio_server import _streams
@@ -76,6 +76,8 @@ class Proxy:
             self.host = HostSide(options.stdin, options.stdout)
             # a host that stops reading holds the server back, as a pipe would: no unbounded buffer
             self.host.on_full = self.upstream.hold
+            if isinstance(self.upstream, StdioUpstream):  # and a server that stops reading, the host
+                self.upstream.on_full = self.host.hold_input
         self.recorder: Recorder | None = None
         self.entry: SessionEntry | None = None
         self._server_gone = False

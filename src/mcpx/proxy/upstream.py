@@ -29,6 +29,8 @@ ServerFrame = Callable[[TrafficEvent], None]
 #: called when the server cannot be reached for a host's request: (the request, why)
 Unanswered = Callable[[Request, str], None]
 VERSION_META = "io.modelcontextprotocol/protocolVersion"
+#: bytes waiting for a stdio server to read them before the host is held back
+BACKLOG = 1 << 20
 
 
 class Upstream(Protocol):
@@ -70,6 +72,9 @@ class StdioUpstream:
         assert spec.command is not None
         self._transport = StdioTransport(spec.command, traffic=log, env=spec.env, cwd=spec.cwd)
         self._drain: asyncio.Task[None] | None = None
+        #: told True when the server stops reading what the host sends, False once it has caught up
+        self.on_full: Callable[[bool], None] | None = None
+        self._draining: asyncio.Task[None] | None = None
 
     @property
     def transport(self) -> StdioTransport:
@@ -88,6 +93,18 @@ class StdioUpstream:
 
     def relay(self, line: bytes) -> None:
         self.transport.send_bytes(line)
+        if self._draining is None and self.on_full is not None and self.transport.input_backlog() > BACKLOG:
+            # the server is not reading: the host waits (its writes block on a full pipe), as it would
+            # writing to the server itself, instead of the proxy buffering without bound
+            self.on_full(True)
+            self._draining = asyncio.create_task(self._wait_drained(self.on_full))
+
+    async def _wait_drained(self, on_full: Callable[[bool], None]) -> None:
+        try:
+            await self.transport.input_drained()
+        finally:
+            self._draining = None
+            on_full(False)
 
     def hold(self, held: bool) -> None:
         self.transport.hold_output(held)
@@ -97,6 +114,8 @@ class StdioUpstream:
         await asyncio.shield(self._drain)
 
     async def close(self) -> None:
+        if self._draining is not None:
+            self._draining.cancel()
         await self.transport.close()
         if self._drain is not None:
             self._drain.cancel()

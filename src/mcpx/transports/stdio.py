@@ -256,6 +256,20 @@ class StdioTransport:
             raise ConnectError("the server closed its input") from None
         return event
 
+    def input_backlog(self) -> int:
+        """Bytes written to the server's stdin that it has not read yet (what the pipe could not take)."""
+        process = self.process
+        if process is None or process.stdin is None or process.stdin.is_closing():
+            return 0
+        return int(process.stdin.transport.get_write_buffer_size())
+
+    async def input_drained(self) -> None:
+        """Until the server has read what was written to it (or its stdin is gone)."""
+        process = self.process
+        if process is not None and process.stdin is not None:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError, RuntimeError):
+                await process.stdin.drain()
+
     def hold_output(self, held: bool) -> None:
         """Stop reading the server's stdout for now (or go on): a relay whose reader has fallen behind."""
         if self._stdout is not None:
