@@ -297,7 +297,7 @@ class Script:
         elif method in lists:
             key, items = lists[method]
             result = {key: items}
-        elif method in ("ping", "logging/setLevel"):
+        elif method in ("ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"):
             result = {}
         elif method == "skills/list" and self.skills is not None:
             result = {"skills": self.skills}

@@ -40,7 +40,10 @@ class Watch:
         self.uris: set[str] = set()
         self.acknowledged: dict[str, Any] | None = None
         self._listen: asyncio.Task[Any] | None = None
+        #: uri → the `notifications/resources/updated` events heard for it (count, and the last one's event)
+        self.updates: dict[str, tuple[int, TrafficEvent]] = {}
         on_notification("notifications/subscriptions/acknowledged", self._acknowledged)
+        on_notification("notifications/resources/updated", self._updated)
 
     @property
     def modern(self) -> bool:
@@ -96,6 +99,13 @@ class Watch:
             self._request("subscriptions/listen", {"notifications": wanted}, timeout=None)
         )
         self._listen.add_done_callback(_swallow)
+
+    def _updated(self, message: Notification, event: TrafficEvent) -> None:
+        params = message.params if isinstance(message.params, dict) else {}
+        uri = params.get("uri")
+        if isinstance(uri, str):
+            count = self.updates[uri][0] if uri in self.updates else 0
+            self.updates[uri] = (count + 1, event)
 
     def _acknowledged(self, message: Notification, event: TrafficEvent) -> None:
         params = message.params if isinstance(message.params, dict) else {}

@@ -51,6 +51,7 @@ from mcpx.tui.shell.safe_output import safe_driver
 from mcpx.tui.shell.secret_filter import SecretFilter
 from mcpx.tui.shell.signals import exit_on_signals
 from mcpx.tui.skills.skills_view import SkillsView
+from mcpx.tui.subscriptions.subscriptions_view import SubscriptionsView
 from mcpx.tui.tasks.tasks_view import TasksView
 from mcpx.tui.traffic.traffic_panel import TrafficPanel
 from mcpx.tui.traffic.traffic_view import SEPARATOR_EVENT
@@ -168,6 +169,8 @@ class InspectApp(App[int]):
         self.connection = self.connect_with(connector) if connector is not None else None
         self._frozen_at = 0
         self._tick_due = False
+        #: a resource was subscribed to (or announced updated) this session: the Subscriptions tab shows
+        self._subscribed = False
         self._stop_ticks: Callable[[], None] = lambda: None
         self._quitting = False
         self.theme = settings.theme
@@ -233,6 +236,8 @@ class InspectApp(App[int]):
                     yield Lazy(TasksView(context, id="tasks").data_bind(InspectApp.session))
                 with TabPane("Skills", id="skills-tab"):
                     yield Lazy(SkillsView(context, id="skills").data_bind(InspectApp.session))
+                with TabPane("Subscriptions", id="subscriptions-tab"):
+                    yield Lazy(SubscriptionsView(context, id="subscriptions").data_bind(InspectApp.session))
         # the traffic panel mounts right after the first paint: the tool list shows sooner (a cold start
         # spends ~0.2 s on the panel's tabs, inputs and views otherwise)
         yield Lazy(
@@ -251,6 +256,7 @@ class InspectApp(App[int]):
         for side in self.query("#side").results(TabbedContent):
             side.hide_tab("tasks-tab")  # until tasks mean something here (_offer_tasks)
             side.hide_tab("skills-tab")  # until the server declares the Skills extension
+            side.hide_tab("subscriptions-tab")  # until the session subscribes to a resource
         # woken by traffic, not by a clock: an idle session costs no CPU (everything _tick reads changes
         # only when a frame comes or goes)
         stop_ticks = self.traffic.subscribe(self._traffic_moved)
@@ -287,6 +293,13 @@ class InspectApp(App[int]):
             problems.add(event)
 
     def _traffic_moved(self, event: TrafficEvent) -> None:
+        subscribing = event.method in ("resources/subscribe", "notifications/resources/updated") or (
+            event.method == "subscriptions/listen" and "resourceSubscriptions" in event.raw
+        )
+        if subscribing and not self._subscribed:
+            self._subscribed = True  # from now on the Subscriptions tab has something to show
+            for side in self.query("#side").results(TabbedContent):
+                side.show_tab("subscriptions-tab")
         if not self._tick_due:
             self._tick_due = True
             self.set_timer(TICK, self._tick, name="inspect-tick")

@@ -1,0 +1,1 @@
+"""The Subscriptions tab: the resources this session watches, with their updates."""
