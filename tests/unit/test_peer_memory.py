@@ -177,4 +177,5 @@ async def test_every_request_ends_in_a_state_in_the_log() -> None:
     assert [log.ended_request(e) for e in endings] == [requests[i].seq for i in (11, 12, 13, 14)]
     assert "the user pressed Esc" in endings[2].raw
     assert requests[11].response_seq is not None  # the late answer found its request
-    assert any("late answer" in f for f in log[requests[11].response_seq].flags)
+    # a late answer to mcpx's own probe is no problem of the server's (the probe shows it timed out)
+    assert log[requests[11].response_seq].flags == []

@@ -132,6 +132,8 @@ class Peer:
         self.closed = asyncio.Event()
         #: requests we gave up on (timed out), so a late answer is named as such
         self._expired: dict[JsonId, str] = {}
+        #: those of them that were probes (not cancelled on timeout): their late answers are expected
+        self._probes: set[JsonId] = set()
         self._send_streams_answer = isinstance(transport, StreamingSend) and transport.send_streams_answer
 
     # -- lifecycle -----------------------------------------------------------------------------------
@@ -258,6 +260,8 @@ class Peer:
             return await pending.future
         except RequestTimeoutError as exc:
             self._expired[rid] = method
+            if not cancel_on_timeout:
+                self._probes.add(rid)  # mcpx's own probe: a late answer is no fault of the server
             self.traffic.unanswered(rid, "timed out", exc.message)
             if cancel_on_timeout and method != "initialize":  # the spec forbids cancelling initialize
                 # tell the server before the caller goes on (it may close the connection next)
@@ -425,6 +429,8 @@ class Peer:
 
     def _unclaimed(self, event: TrafficEvent, rid: JsonId | None) -> None:
         """An answer no caller waits for: late (we gave up), stray, or to a frame sent with send_raw()."""
+        if rid is not None and rid in self._probes:
+            return  # the log links it to the probe, which shows it timed out; the server did answer
         if rid is not None and rid in self._expired:
             self._problem(event, self._stray(rid))
         elif not event.flags and event.request_seq is None:

@@ -189,7 +189,10 @@ send real requests: they show in the log.
                 self._results[result.id] = result
                 mark, style = MARKS.get(result.status, SKIP_MARK)
                 line = Text.assemble(
-                    (f"{mark:<7}", style), f"{result.id:<{width}} ", (result.detail, "dim"), no_wrap=True
+                    (f"{mark:<7}", style),
+                    f"{result.id:<{width}} ",
+                    (in_tui_words(result.detail), "dim"),
+                    no_wrap=True,
                 )
                 line.overflow = "ellipsis"
                 rows.append(Option(line, id=result.id))
@@ -208,7 +211,7 @@ send real requests: they show in the log.
         check = result.check
         mark, style = MARKS.get(result.status, SKIP_MARK)
         text = Text.assemble((mark, style), f"  {check.id} · {check.level}\n", (check.title, "bold"), "\n")
-        text.append(f"{result.detail}\n")
+        text.append(f"{in_tui_words(result.detail)}\n")
         for note in result.notes:
             text.append(f"{note}\n", style="italic")
         seqs = self.exchange_seqs(result)
@@ -252,3 +255,17 @@ send real requests: they show in the log.
 
     def focus_results(self) -> None:
         self.query_one("#check-results", OptionList).focus()
+
+
+#: the check engine speaks the CLI's flags; here the same choice is the checkbox above the results
+_CLI_WORDS = {
+    "run with --call-tools (read-only tools) or --all-tools": (
+        "tick “Call read-only tools” above and run again"
+    ),
+}
+
+
+def in_tui_words(detail: str) -> str:
+    for cli, tui in _CLI_WORDS.items():
+        detail = detail.replace(cli, tui)
+    return detail

@@ -73,6 +73,10 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
             "c", "show_calls", "Calls", id="replay-calls", tooltip="The recorded calls and their results"
         ),
         Binding("m", "focus_scrubber", "Scrubber", show=False, id="replay-scrubber", tooltip="Focus the bar"),
+        # a recording has nothing to reconnect to: r only says so, and the footer does not offer it
+        Binding(
+            "r", "ask_reconnect", "Reconnect", show=False, id="reconnect", tooltip="Nothing to reconnect"
+        ),
     ]
 
     moment: reactive[int] = reactive(0, init=False)

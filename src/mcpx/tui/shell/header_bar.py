@@ -46,43 +46,53 @@ class HeaderBar(Widget):
         self.add_class(wanted)
 
     def render(self) -> Content:
+        """The line, dropping the least needed parts first when the terminal is narrow: the connection
+        state and the questions waiting always show (at 100 columns the state was cut off)."""
         s = self.session
-        sep = (" │ ", "$foreground-muted")
-        parts: list[tuple[str, str] | str] = [(" mcpx ", "bold $primary reverse"), " "]
+        sep: tuple[str, str] = (" │ ", "$foreground-muted")
+        Part = tuple[str, str] | str
+        # (drop order: higher goes first, 0 never, parts)
+        groups: list[tuple[int, list[Part]]] = [(0, [(" mcpx ", "bold $primary reverse"), " "])]
         if self.read_only:
-            parts += [(" RECORDING — read-only ", "bold $warning reverse"), " "]
-        if self.waiting:  # first, so a narrow terminal never cuts it off
-            parts += [(f" {self.waiting} waiting for you ", "bold $warning reverse"), " "]
+            groups.append((0, [(" RECORDING — read-only ", "bold $warning reverse"), " "]))
+        if self.waiting:
+            groups.append((0, [(f" {self.waiting} waiting for you ", "bold $warning reverse"), " "]))
         if s.server_name:
-            parts.append((printable(s.server_name), "bold"))
+            groups.append((0, [(printable(s.server_name), "bold")]))
             if s.server_version:
-                parts.append((f" {printable(s.server_version)}", "$foreground-muted"))
+                groups.append((3, [(f" {printable(s.server_version)}", "$foreground-muted")]))
             if s.server_title and s.server_title != s.server_name:
-                parts.append(f" “{printable(s.server_title)}”")
+                groups.append((5, [f" “{printable(s.server_title)}”"]))
         else:
-            parts.append((printable(s.target) or "no server", "bold"))
+            groups.append((0, [(printable(s.target) or "no server", "bold")]))
         if s.protocol_version:
-            parts += [sep, f"{s.era or ''} {s.protocol_version}".strip()]
+            groups.append((2, [sep, f"{s.era or ''} {s.protocol_version}".strip()]))
         if s.transport:
-            parts += [sep, s.transport]
+            groups.append((1, [sep, s.transport]))
         if s.signed_in and not s.is_dead:
-            parts += [sep, (printable(s.signed_in), "$text-success")]
-        parts.append(sep)
+            groups.append((4, [sep, (printable(s.signed_in), "$text-success")]))
         colour = {
             "connected": "$text-success",
             "connecting": "$text-warning",
             "closing": "$text-warning",
         }.get(s.state, "$text-error" if s.is_dead else "$foreground-muted")
-        parts.append((f"● {s.state_label}", colour))
+        groups.append((0, [sep, (f"● {s.state_label}", colour)]))
         if s.connect_seconds is not None and s.state == "connected":
-            parts.append((f" in {format_latency(s.connect_seconds)}", "$foreground-muted"))
-        if s.attempt > 1:
-            parts.append((f" (#{s.attempt})", "$foreground-muted"))
+            groups.append((6, [(f" in {format_latency(s.connect_seconds)}", "$foreground-muted")]))
+        if s.attempt > 1 and not self.read_only:  # a replay shows the recording's connection, not ours
+            groups.append((0, [(f" (#{s.attempt})", "$foreground-muted")]))
         if self.read_only:
-            parts.append((" as recorded", "$foreground-muted"))
-            return Content.assemble(*parts)
-        parts.append(sep)
-        parts.append(
-            (f"{self.in_flight} in flight", "$text-warning" if self.in_flight else "$foreground-muted")
-        )
-        return Content.assemble(*parts)
+            groups.append((0, [(" as recorded", "$foreground-muted")]))
+        else:
+            in_flight = (
+                f"{self.in_flight} in flight",
+                "$text-warning" if self.in_flight else "$foreground-muted",
+            )
+            groups.append((0 if self.in_flight else 3, [sep, in_flight]))
+        width = self.size.width or 10_000
+        line = Content()
+        for level in (7, 6, 5, 4, 3, 2, 1):
+            line = Content.assemble(*(p for drop, parts in groups if drop < level for p in parts))
+            if line.cell_length <= width:
+                break
+        return line

@@ -29,7 +29,7 @@ def help_of(widget: Widget | None) -> tuple[str, str]:
     while node is not None:
         text = getattr(type(node), "HELP", None)
         if isinstance(text, str) and text.strip():
-            title = getattr(type(node), "BINDING_GROUP_TITLE", None) or type(node).__name__
+            title = getattr(type(node), "BINDING_GROUP_TITLE", None) or _words(type(node).__name__)
             return str(title), text
         node = node.parent
     return "mcpx inspect", GENERAL
@@ -89,3 +89,11 @@ class HelpScreen(ModalScreen[None]):
                 what = binding.tooltip or binding.description or binding.action
                 table.add_row(" ".join(keys), what, binding.id or "")
         return table
+
+
+def _words(class_name: str) -> str:
+    """`ItemDetail` → `Item detail`: a pane's name for a person, when it has no title of its own."""
+    import re
+
+    words = re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", class_name) or [class_name]
+    return " ".join([words[0], *(w.lower() for w in words[1:])])
