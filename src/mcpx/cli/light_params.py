@@ -69,9 +69,19 @@ def install() -> None:
 
     def build_runtime_param(descriptor: TypeDescriptor) -> Any:
         plain = _plain(descriptor.annotation)
+        # "ranged" asked here, not through typer's is_ranged: on Python 3.10 `list[str]` passes
+        # isinstance(_, type), so typer's is_number_type raises on every list parameter, and falling back to
+        # typer's own for those (`-e`, `-H`, ...) imported pydantic on each `mcpx call`
+        info = descriptor.parameter_info
+        ranged = (
+            plain is not None
+            and not plain[1]
+            and plain[0] in (int, float)
+            and (info.min is not None or info.max is not None)
+        )
         try:
-            special = descriptor.is_file or descriptor.is_choice or descriptor.is_ranged or descriptor.is_path
-        except TypeError:  # Python 3.10: list[str] passes isinstance(_, type), typer's is_number_type raises
+            special = ranged or descriptor.is_file or descriptor.is_choice or descriptor.is_path
+        except TypeError:  # another typer's checks failing on an annotation: let typer convert it
             special = True
         if plain is None or special:
             return typers_own(descriptor)
