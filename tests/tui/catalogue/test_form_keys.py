@@ -36,7 +36,8 @@ RAW_ONLY: dict[str, Any] = {
 
 def script() -> Script:
     answer = {"content": [{"type": "text", "text": "- a: 1\n  b:   2"}]}
-    return Script(tools=[READ_MANY, RAW_ONLY, *TOOLS], calls={"read_many": answer, "echo": answer})
+    calls = {"read_many": answer, "echo": answer}
+    return Script(tools=[READ_MANY, RAW_ONLY, *TOOLS], calls=calls, held={"long_report"})
 
 
 def unchanged(app: Any, attempt: int) -> bool:
@@ -49,7 +50,8 @@ def calls(app: Any) -> list[Any]:
 
 async def test_enter_from_the_filter_lands_in_the_array_field_and_letters_type_there() -> None:
     """`/`, a name, Enter, then typing: the text is the array item's, `r` and `q` restart or quit
-    nothing; Enter sends the filled form and its result is in view."""
+    nothing; Enter sends the filled form, its result is in view as text; letters on its buttons do
+    nothing either."""
     session = scripted_app(script())
     app = session.app
     async with app.run_test(size=SIZE) as pilot:
@@ -79,16 +81,7 @@ async def test_enter_from_the_filter_lands_in_the_array_field_and_letters_type_t
         toggle.press()
         await wait_for(pilot, lambda: isinstance(shown.content, Text))
 
-
-async def test_letters_on_a_forms_buttons_never_reach_the_apps_keys() -> None:
-    session = scripted_app(script())
-    app = session.app
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app)
-        attempt = app.session.attempt
-        await pilot.press("enter")  # the first tool: read_many, its item added and focused
-        panel = app.query_one(ToolCallPanel)
-        await wait_for(pilot, lambda: isinstance(app.focused, Input))
+        # letters on the form's own buttons never reach the app's keys (r restarted, q quit)
         adder = next(b for b in panel.query(Button) if b.name == "add")
         adder.focus()
         await pilot.press(*"rqtiCTRMP?")
@@ -98,12 +91,15 @@ async def test_letters_on_a_forms_buttons_never_reach_the_apps_keys() -> None:
         call_button.focus()
         await pilot.press("r", "q")
         assert unchanged(app, attempt) and app.focused is call_button
-        assert panel.form.value == {"paths": [""]}  # the form is as it was
+        assert panel.form.value == {"paths": ["rq/tmp"]}  # the form is as it was
 
 
-async def test_escape_tab_filter_highlight_and_tab_letters() -> None:
+async def test_escape_tab_filter_highlight_tab_letters_and_asking_before_q_and_r() -> None:
     """Tab leaves JSON editors, Escape leaves the field then the form, a new filter highlights its first
-    match, and letters switch the catalogue's tabs."""
+    match, letters switch the catalogue's tabs; q and r ask first with a call in flight or a half-filled
+    form, and nothing changes when the answer is no."""
+    from mcpx.tui.widgets.confirm_screen import ConfirmScreen
+
     session = scripted_app(script())
     app = session.app
     async with app.run_test(size=SIZE) as pilot:
@@ -138,15 +134,10 @@ async def test_escape_tab_filter_highlight_and_tab_letters() -> None:
             assert browser.active_kind == kind
             assert app.focused is app.query_one(f"#{kind}-list")
 
-
-async def test_q_and_r_ask_first_with_a_call_in_flight_or_a_half_filled_form() -> None:
-    from mcpx.tui.widgets.confirm_screen import ConfirmScreen
-
-    held = Script(tools=[READ_MANY, RAW_ONLY, *TOOLS], held={"long_report"})
-    session = scripted_app(held)
-    app = session.app
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app)
+        # q and r ask first while a call runs; n leaves everything as it was
+        box = browser.query_one("#browser-filter", Input)
+        box.value = ""
+        await wait_for(pilot, lambda: browser.filter_text == "")
         attempt = app.session.attempt
         app.request_tool_call("long_report", {}, run=True)
         await wait_for(pilot, lambda: app.in_flight == 1 or any(w.group == "requests" for w in app.workers))
@@ -158,8 +149,7 @@ async def test_q_and_r_ask_first_with_a_call_in_flight_or_a_half_filled_form() -
             await pilot.press("n")
             await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen))
             assert unchanged(app, attempt)
-        panel = app.query_one(ToolCallPanel)
-        assert panel.running  # the call goes on
+        panel = next(p for p in app.query(ToolCallPanel) if p.running)  # the call goes on
         await pilot.press("escape")  # (the list has focus: Escape is not the panel's cancel here)
         panel.action_cancel()
         await wait_for(
