@@ -96,6 +96,12 @@ def command(
             "--task", help="tools/call: call as a task (automatic when the tool's taskSupport is required)."
         ),
     ] = False,
+    advertise_apps: Annotated[
+        bool,
+        typer.Option(
+            "--advertise-apps", help="Declare MCP Apps support (servers may list app tools only then)."
+        ),
+    ] = False,
     connection: o.ConnectionOptions = o.FLAGS,
     max_total_timeout: o.MaxTotalTimeout = MAX_TOTAL_TIMEOUT,
     elicit: Annotated[
@@ -148,7 +154,7 @@ def command(
             max_total_timeout=max_total_timeout or None,
         )
         recording = RecordingPlan.from_flags(record, record_secrets, spec, options.pinned_era)
-        run = _run(spec, options, request, fmt, traffic, recording)
+        run = _run(spec, options, request, fmt, traffic, recording, advertise_apps)
         return recording.run(run) if recording is not None else run
 
     execute(fmt, prepare)
@@ -161,6 +167,7 @@ async def _run(
     fmt: str,
     traffic: bool,
     recording: RecordingPlan | None = None,
+    advertise_apps: bool = False,
 ) -> int:
     log = TrafficLog()
     if recording is not None:
@@ -168,6 +175,10 @@ async def _run(
     if traffic:
         TrafficPrinter(log).attach()
     client = open_session(spec, options, traffic=log)
+    if advertise_apps:
+        from mcpx.protocol import apps
+
+        client.declare_extension(apps.APPS_EXTENSION, apps.capability())
     try:
         await client.connect()
     except (ConnectError, RequestTimeoutError) as exc:

@@ -126,6 +126,11 @@ class Client:
             self.catalogue.filter_tools = self.http.usable_tools
             transport.mirror_headers(self.http)
 
+    def declare_extension(self, name: str, settings: dict[str, Any]) -> None:
+        """Declare a client extension (`capabilities.extensions[name]`), before connecting."""
+        extensions = self.identity.capabilities.setdefault("extensions", {})
+        extensions[name] = settings
+
     # -- lifecycle -----------------------------------------------------------------------------------
     async def connect(self) -> Opened:
         """Start the transport and open the conversation (`start()` then `open()`)."""
