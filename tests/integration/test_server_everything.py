@@ -171,17 +171,23 @@ def check_trigger_long_running_operation(server: str) -> None:
 
 
 def check_simulate_research_query(server: str) -> None:
-    # taskSupport "required": mcpx calls it as a task by itself, polls tasks/get, and prints the result
-    # tasks/result returns (the server refuses the tool called without task augmentation)
+    # taskSupport "required": mcpx calls it as a task by itself (the server refuses it otherwise), polls
+    # tasks/get, and prints what tasks/result returns; the ambiguous query's question (input_required)
+    # arrives through the waiting tasks/result and is answered from --elicit
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as answers:
+        answers.write('{"interpretation": "snake"}')
     proc = call(
-        server, "--method", "tools/call", "--tool-name", "simulate-research-query", "--tool-arg", "topic=x",
-        "--traffic",
+        server, "--method", "tools/call", "--tool-name", "simulate-research-query", "--tool-arg", "topic=python",
+        "--tool-arg", "ambiguous=true", "--elicit", f"@{answers.name}", "--traffic",
     )  # fmt: skip
-    assert proc.text().startswith("# Research Report: x"), str(proc)
+    assert proc.text().startswith("# Research Report: python (snake)"), str(proc)
     sent = [line for line in proc.traffic() if "→" in line]
     assert any('"task":{"ttl":' in line and '"tools/call"' in line for line in sent), str(proc)
     assert any('"method":"tasks/result"' in line for line in sent), str(proc)
     assert any('"method":"tasks/get"' in line for line in sent), str(proc)
+    assert any('"status":"input_required"' in line for line in proc.traffic()), str(proc)
 
 
 CHECKS = {
@@ -340,9 +346,9 @@ def test_js_target_runs_with_node(everything: str) -> None:
 
 # -- the library, for what one `mcpx call` cannot do -----------------------------------------------------
 async def test_tasks_both_ways(everything: str) -> None:
-    """One session, three tasks at once: the research query as a server-side task whose ambiguity asks the
-    user (elicitation delivered through tasks/result while it is input_required), and the two async tools
-    that ask mcpx for a client-side task (sampling, elicitation) and poll mcpx's tasks/get and tasks/result."""
+    """One session: the two async tools that ask mcpx for a client-side task (sampling, elicitation) and
+    poll mcpx's tasks/get and tasks/result, at once; then tasks/list (the research query, a server-side
+    task, is called from mcpx call in check_simulate_research_query)."""
     asked: list[str] = []
 
     async def on_elicit(params: dict[str, Any]) -> dict[str, Any]:
