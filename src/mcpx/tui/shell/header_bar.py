@@ -60,17 +60,17 @@ class HeaderBar(Widget):
         if s.server_name:
             groups.append((0, [(printable(s.server_name), "bold")]))
             if s.server_version:
-                groups.append((3, [(f" {printable(s.server_version)}", "$foreground-muted")]))
+                groups.append((4, [(f" {printable(s.server_version)}", "$foreground-muted")]))
             if s.server_title and s.server_title != s.server_name:
                 groups.append((5, [f" “{printable(s.server_title)}”"]))
         else:
             groups.append((0, [(printable(s.target) or "no server", "bold")]))
         if s.protocol_version:
-            groups.append((2, [sep, f"{s.era or ''} {s.protocol_version}".strip()]))
+            groups.append((3, [sep, f"{s.era or ''} {s.protocol_version}".strip()]))
         if s.transport:
-            groups.append((1, [sep, s.transport]))
+            groups.append((2, [sep, s.transport]))
         if s.signed_in and not s.is_dead:
-            groups.append((4, [sep, (printable(s.signed_in), "$text-success")]))
+            groups.append((1, [sep, (printable(s.signed_in), "$text-success")]))
         colour = {
             "connected": "$text-success",
             "connecting": "$text-warning",
@@ -88,7 +88,7 @@ class HeaderBar(Widget):
                 f"{self.in_flight} in flight",
                 "$text-warning" if self.in_flight else "$foreground-muted",
             )
-            groups.append((0 if self.in_flight else 3, [sep, in_flight]))
+            groups.append((0 if self.in_flight else 4, [sep, in_flight]))
         width = self.size.width or 10_000
         line = Content()
         for level in (7, 6, 5, 4, 3, 2, 1):
