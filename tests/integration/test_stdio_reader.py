@@ -34,10 +34,14 @@ async def read_all(transport: StdioTransport, *, push: bool) -> list[TrafficEven
     if push:
         transport.receive_with(got.append)
     await transport.start()
+
+    async def drain() -> None:
+        async for event in transport:
+            got.append(event)
+
     try:
-        async with asyncio.timeout(30):
-            async for event in transport:
-                got.append(event)
+        # wait_for, not asyncio.timeout: the suite runs on Python 3.10 too
+        await asyncio.wait_for(drain(), 30)
     finally:
         await transport.close()
     return got
@@ -88,11 +92,14 @@ async def test_a_consumer_that_raises_ends_the_reading_with_its_error() -> None:
 
     transport.receive_with(broken)
     await transport.start()
+
+    async def drain() -> None:
+        async for _ in transport:
+            pass
+
     try:
         with pytest.raises(ValueError, match="consumer bug"):
-            async with asyncio.timeout(10):
-                async for _ in transport:
-                    pass
+            await asyncio.wait_for(drain(), 10)
     finally:
         await transport.close()
     # the frame that broke it was logged first, and nothing after it is lost either
