@@ -104,7 +104,7 @@ def test_signal_mid_call_tells_the_server_the_call_was_cancelled(
 
 
 def test_sigkill_of_mcpx_takes_the_server_down(tmp_path: Path) -> None:
-    """mcpx cannot clean up after SIGKILL; the server must still not outlive it (PDEATHSIG on Linux)."""
+    """mcpx cannot clean up after SIGKILL; the server must still not outlive it (the sentinel; PDEATHSIG too on Linux)."""
     proc, files = start_waiting_call(tmp_path)
     server_pid = read_pid(files["pid"])
     proc.send_signal(signal.SIGKILL)

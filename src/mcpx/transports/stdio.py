@@ -2,8 +2,8 @@
 
 The child runs in its own process group so closing it takes every grandchild along (`npx` → `node`).
 Closing is: close stdin → wait → SIGTERM the group → wait → SIGKILL the group. A registry of live groups
-is killed at interpreter exit, and on Linux the child also gets SIGKILL if mcpx itself dies abruptly
-(PR_SET_PDEATHSIG) while a sentinel process takes its whole group down then, so no server outlives mcpx.
+is killed at interpreter exit, and if mcpx itself dies abruptly a sentinel process takes the server's whole
+group down (on Linux the child also gets SIGKILL through PR_SET_PDEATHSIG), so no server outlives mcpx.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ _SENTINEL = (
     "try: os.killpg(int(sys.argv[1]), signal.SIGKILL)\n"
     "except OSError: pass\n"
     "needle = ('MCPX_SERVER_MARK=' + sys.argv[2]).encode()\n"
-    "for name in os.listdir('/proc'):\n"
+    "for name in (os.listdir('/proc') if os.path.isdir('/proc') else ()):\n"
     "    try:\n"
     "        if name.isdigit() and int(name) != os.getpid():\n"
     "            if needle in open('/proc/' + name + '/environ', 'rb').read().split(b'\\0'):\n"
@@ -177,8 +177,9 @@ class StdioTransport:
             pipe_transport.max_size = READ_CHUNK
         self._stderr_task = asyncio.create_task(self._read_stderr(), name="mcpx-stdio-stderr")
         self._watch_task = asyncio.create_task(self._watch_exit(), name="mcpx-stdio-exit")
-        if sys.platform == "linux":
-            await self._start_sentinel(self.process.pid)
+        # every POSIX system: the end of a pipe is portable (macOS has no PDEATHSIG, so without the sentinel a
+        # SIGKILLed mcpx left its server and the server's children running there)
+        await self._start_sentinel(self.process.pid)
 
     async def _start_sentinel(self, pgid: int) -> None:
         with contextlib.suppress(OSError):
