@@ -19,6 +19,10 @@ def _isolated_mcpx_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     # sign-ins go to a 0600 file in a per-test data dir, never to the developer's keyring
     monkeypatch.setenv("MCPX_DATA_DIR", str(base / "data"))
     monkeypatch.setenv("MCPX_TOKEN_STORE", "file")
+    # no test opens a real browser: where there is a display (a desktop, or a macOS CI runner, where
+    # DISPLAY means nothing) Python's webbrowser would, and a sign-in would then wait on it. A command that
+    # fails sends mcpx down its no-browser path on every platform.
+    monkeypatch.setenv("BROWSER", "false")
     return base
 
 
