@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from call_scenes import open_tool
 from scripted import TOOLS, Script, quiet, scripted_app, settle, wait_for
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, OptionList, TabbedContent
 
+from mcpx.protocol.tasks import TaskState
 from mcpx.tui.catalogue.tool_call import ToolCallPanel
-from mcpx.tui.tasks.tasks_view import TasksView
+from mcpx.tui.tasks.tasks_view import TasksView, _server_elapsed
 
 TOPIC = {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]}
 RESEARCH = {"name": "research", "description": "A long research job.", "inputSchema": TOPIC,
@@ -99,3 +101,20 @@ def test_tasks_tab(snap_compare: Any) -> None:
         await quiet(pilot)
 
     assert snap_compare(session.app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize(
+    ("created", "updated", "seconds"),
+    [
+        ("2026-11-24T10:00:00Z", "2026-11-24T10:00:01.5Z", 1.5),
+        # a Go server's RFC 3339 (2 and 9 digits of a second): Python 3.10's fromisoformat refuses both
+        ("2026-11-24T10:00:00.12Z", "2026-11-24T10:00:02.123456789Z", 2.003456),
+        ("2026-11-24T10:00:00+00:00", "2026-11-24T10:00:00.250+00:00", 0.25),
+        ("yesterday", "2026-11-24T10:00:00Z", None),
+    ],
+)
+def test_the_servers_own_dates_give_the_elapsed_time(
+    created: str, updated: str, seconds: float | None
+) -> None:
+    state = TaskState("t1", "tools/call", "slow", raw={"createdAt": created, "lastUpdatedAt": updated})
+    assert _server_elapsed(state) == seconds

@@ -9,7 +9,9 @@ its `tasks/list` (tasks of earlier sessions too, where it keeps them).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group
@@ -214,11 +216,17 @@ log. **x** cancels the highlighted task, **L** fetches the server's `tasks/list`
 
 def _server_elapsed(state: TaskState) -> float | None:
     """A finished task's life as the server dates it (createdAt → lastUpdatedAt), when it does."""
-    from datetime import datetime
-
     try:
-        created = datetime.fromisoformat(str(state.raw.get("createdAt")).replace("Z", "+00:00"))
-        updated = datetime.fromisoformat(str(state.raw.get("lastUpdatedAt")).replace("Z", "+00:00"))
+        created = _iso_time(state.raw.get("createdAt"))
+        updated = _iso_time(state.raw.get("lastUpdatedAt"))
     except ValueError:
         return None
     return max(0.0, (updated - created).total_seconds())
+
+
+def _iso_time(value: object) -> datetime:
+    """An RFC 3339 time as servers write it. Python 3.10's fromisoformat takes no "Z" and only 3 or 6
+    digits of a second, while a Go server writes up to 9 ("…:05.12Z"): the fraction is made 6 digits."""
+    text = str(value).replace("Z", "+00:00")
+    text = re.sub(r"\.(\d+)", lambda m: "." + (m.group(1) + "00000")[:6], text, count=1)
+    return datetime.fromisoformat(text)
