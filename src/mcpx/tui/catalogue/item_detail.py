@@ -84,12 +84,33 @@ def description_preview(text: str) -> tuple[str, str | None]:
     return shown, note
 
 
+#: JSON nested deeper than this is not shown (no schema a person reads is; the traffic log has it all)
+MAX_DEPTH = 200
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether `value` nests lists/objects more than `limit` deep (iteratively: no recursion to exhaust)."""
+    todo: list[tuple[Any, int]] = [(value, 0)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, (dict, list)):
+            if depth >= limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            todo.extend((child, depth + 1) for child in children)
+    return False
+
+
 def pretty_json(value: Any) -> RenderableType:
     """Syntax-highlighted JSON (indent 2) of an already-parsed value; a huge or very deep one is cut to
     its first lines with a sentence saying so (the whole is in the traffic log's raw frame)."""
     import json
 
     try:
+        # depth is bounded here, not left to a RecursionError: json.dumps with an indent recurses in Python,
+        # which 3.10/3.11 stop near 1,000 levels and 3.12+ do not (a 3,000-deep schema rendered there)
+        if _deeper_than(value, MAX_DEPTH):
+            raise RecursionError
         text = json.dumps(value, indent=2, default=repr, ensure_ascii=False)
     except RecursionError:
         return Text(
