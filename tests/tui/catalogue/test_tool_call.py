@@ -59,6 +59,8 @@ def field(panel: ToolCallPanel, *path: str | int) -> FieldView:
 
 
 async def type_into(pilot: Any, panel: ToolCallPanel, path: tuple[str | int, ...], text: str) -> None:
+    # a field view mounts its Input a refresh after itself (on Python 3.13 always after select_tool's wait)
+    await wait_for(pilot, lambda: bool(field(panel, *path).query(Input)))
     box = field(panel, *path).query_one(Input)
     box.focus()
     box.value = ""
