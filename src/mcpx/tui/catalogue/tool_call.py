@@ -6,7 +6,7 @@ annotated `destructiveHint: true` asks first. The call runs in a `requests` work
 may wait on a person answering an elicitation); progress notifications drive the bar; cancelling the
 worker cancels the request (`notifications/cancelled`, or closing the request's stream over HTTP).
 
-When a call ends the panel shows `ResultView` and posts `ToolCallPanel.CallFinished` to its screen (the
+When a call ends the panel shows `ResultView` and posts `ToolCallPanel.CallFinished` to the app (the
 call history is built on those).
 
 A tool whose `execution.taskSupport` is `required` is called as a task (the button says so); an
@@ -28,7 +28,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.message_pump import MessagePump
 from textual.widgets import Button, Checkbox, ProgressBar, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
@@ -106,7 +105,6 @@ result appears below the form, scrolled into view.
         self._cancelled = False
         #: the task this panel's call created, when it is called as one
         self._task_id: str | None = None
-        self._home: MessagePump | None = None
 
     @property
     def destructive(self) -> bool:
@@ -156,8 +154,6 @@ result appears below the form, scrolled into view.
             assert self.worker is not None
             return self.worker
         self._cancelled = False
-        # the screen hears how the call ended, even once the user has moved on to another tool
-        self._home = self.screen
         self.worker = self.app.run_worker(
             self._call(arguments), name=f"tools/call {self.tool_name}", group="requests", exit_on_error=False
         )
@@ -363,8 +359,7 @@ result appears below the form, scrolled into view.
         cancelled: bool = False,
     ) -> None:
         self.last_outcome = outcome
-        assert self._home is not None  # set when the call started
-        self._home.post_message(self.CallFinished(self.tool_name, arguments, outcome, latency, size))
+        self.app.post_message(self.CallFinished(self.tool_name, arguments, outcome, latency, size))
         if not self.is_attached:
             return
         self.set_class(False, "-running")

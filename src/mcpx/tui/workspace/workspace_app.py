@@ -2,9 +2,9 @@
 opens one server in the usual inspector view.
 
 The `Workspace` owns every connection (each in its own task, from connect to close). The inspector view
-is an `InspectScreen` over the chosen server's traffic log: opening a server puts a new one in place and
-starts a `Connection` whose connector lends the live client instead of opening one, so going back (w)
-and opening another server closes nothing. `r` in the inspector reconnects through the
+borrows the chosen server's client and traffic log: opening a server rebuilds the main screen over that
+server's log and starts a `Connection` whose connector lends the live client instead of opening one, so
+going back (w) and opening another server closes nothing. `r` in the inspector reconnects through the
 workspace. Quitting closes every server (in parallel).
 
 What any of the servers asks (elicitation, sampling, roots) goes to the app's one questions queue, tagged
@@ -16,35 +16,31 @@ advertised to every server, and a change is told to each connected one.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any, ClassVar
 from urllib.parse import urlparse
 
 from textual import on
-from textual.app import App
+from textual._context import active_message_pump
 from textual.binding import Binding, BindingType
-from textual.filter import LineFilter
-from textual.screen import Screen
-from textual.worker import Worker
 
 from mcpx.errors import ConnectError, ServerExitedError
 from mcpx.protocol.client import Client
 from mcpx.tui.asking.asking import Asking
-from mcpx.tui.asking.roots_view import RootsView
-from mcpx.tui.context import Clock, InspectContext
+from mcpx.tui.catalogue.item_browser import ItemBrowser
 from mcpx.tui.session_state import Lists, SessionState
 from mcpx.tui.settings import InspectSettings
-from mcpx.tui.shell.connection import Connection, Connector
-from mcpx.tui.shell.inspect_screen import INSPECT_CSS, InspectScreen, report_failure
-from mcpx.tui.shell.leaving import confirm_then
-from mcpx.tui.shell.safe_output import safe_driver
-from mcpx.tui.shell.secret_filter import SecretFilter, masking
+from mcpx.tui.shell.app import Clock, InspectApp
+from mcpx.tui.shell.connection import Connector
 from mcpx.tui.shell.signals import exit_on_signals
 from mcpx.tui.workspace.workspace_screen import WorkspaceScreen
 from mcpx.wire.traffic import TrafficLog
 from mcpx.workspace.manager import Entry, Workspace
+
+#: app actions that make sense on the workspace screen (the others belong to the inspector view)
+_WORKSPACE_ACTIONS = {"quit", "ask_quit", "help", "command_palette"}
 
 
 def lent_client(workspace: Workspace, entry: Entry) -> Connector:
@@ -99,16 +95,11 @@ class WorkspaceAsking(Asking):
         return [e.client for e in self.workspace.entries if e.client is not None and e.state == "connected"]
 
 
-class WorkspaceApp(App[int]):
-    """The inspector over a workspace: the workspace screen on top, one server's `InspectScreen` beneath."""
+class WorkspaceApp(InspectApp):
+    """The inspector over a workspace: the workspace screen on top, one server's view beneath."""
 
-    CSS_PATH = INSPECT_CSS
     TITLE = "mcpx workspace"
-    BINDING_GROUP_TITLE = "mcpx"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "ask_quit", "Quit", id="quit", tooltip="Close every server and quit"),
-        Binding("question_mark,f1", "help", "Help", id="help",
-                tooltip="Help for the focused pane, and its keys"),
         Binding("w", "workspace", "Workspace", id="workspace",
                 tooltip="Back to every server (their connections stay open)"),
     ]  # fmt: skip
@@ -122,133 +113,33 @@ class WorkspaceApp(App[int]):
         start: bool = True,
         roots: list[dict[str, Any]] | None = None,
     ) -> None:
-        super().__init__()
-        self.driver_class = safe_driver(self.driver_class)  # no C1 or bidi control reaches the terminal
+        super().__init__(
+            settings=settings, connector=None, traffic=TrafficLog(clock=clock), clock=clock, roots=roots
+        )
         self.workspace = workspace
-        self.settings = settings
-        self.clock = clock
-        self.theme = settings.theme
-        #: the log shown (the opened server's; an empty one until a server is opened)
-        self.traffic = TrafficLog(clock=clock)
         self.asking = WorkspaceAsking(self, roots)
         workspace.client_options = self.asking.for_entry
-        #: the server the inspector shows and its (lent) connection; None until one is opened
+        #: the server the inspector view shows (None until one is opened)
         self.current: Entry | None = None
-        self.connection: Connection | None = None
-        #: the inspector's screen (the app's default screen, beneath the workspace screen), shown again
-        #: over each server opened
-        self.view = InspectScreen(
-            InspectContext(traffic=self.traffic, clock=clock, connected=lambda: self.client),
-            settings=settings,
-            roots=tuple(roots or ()),
-        )
         self._start_workspace = start
-        self._quitting = False
-        # every drawn line passes the secret policy of the log shown
-        self._secret_filter = SecretFilter(lambda: self.traffic.secrets)
-
-    def get_default_screen(self) -> Screen[Any]:
-        return self.view
-
-    def get_line_filters(self) -> Sequence[LineFilter]:
-        return masking(self, super().get_line_filters(), self._secret_filter)
 
     def on_mount(self) -> None:
-        if self.settings.keymap:
-            self.set_keymap(self.settings.keymap)
         if self._start_workspace:
             self.workspace.start()
         self.install_screen(WorkspaceScreen(self.workspace), name="workspace")
         self.push_screen("workspace")
 
     async def on_unmount(self) -> None:
-        if self.connection is not None:
-            await self.connection.stop()
         await self.workspace.close()
 
-    # -- what the questions queue reads and sets (`AskingState`), and what tests read ------------------
-    @property
-    def client(self) -> Client | None:
-        """The opened server's client, when its view is connected."""
-        return self.connection.client if self.connection is not None else None
-
-    @property
-    def session(self) -> SessionState:
-        return self.view.session
-
-    @property
-    def target(self) -> str:
-        return self.current.name if self.current is not None else ""
-
-    @property
-    def catalog(self) -> Lists:
-        return self.view.catalog
-
-    @property
-    def waiting(self) -> int:
-        return self.view.waiting
-
-    @waiting.setter
-    def waiting(self, count: int) -> None:
-        self.view.waiting = count
-
-    @property
-    def roots(self) -> tuple[dict[str, Any], ...]:
-        return self.view.roots
-
-    @roots.setter
-    def roots(self, roots: tuple[dict[str, Any], ...]) -> None:
-        self.view.roots = roots
-
-    # -- actions and messages --------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "workspace":
-            return not isinstance(self.screen, WorkspaceScreen)
-        return True
-
-    def action_help(self) -> None:
-        from mcpx.tui.shell.help_screen import HelpScreen
-
-        self.push_screen(HelpScreen(self.focused))
+        if isinstance(self.screen, WorkspaceScreen) and action not in _WORKSPACE_ACTIONS:
+            return False
+        return super().check_action(action, parameters)
 
     def action_workspace(self) -> None:
         if not isinstance(self.screen, WorkspaceScreen):
             self.push_screen("workspace")
-
-    def action_ask_quit(self) -> None:
-        """q: quit, asking first when a call runs, a question waits or a form holds typed input."""
-        if self._quitting:
-            self.action_quit()
-        else:
-            confirm_then(self, "Quit", self.action_quit, questions=len(self.asking.queue))
-
-    def action_quit(self) -> None:  # type: ignore[override]
-        if self._quitting:  # a second q: leave now (the servers' groups are still killed at exit)
-            self.exit(0)
-            return
-        self._quitting = True
-        self.run_worker(self._quit(), name="quit", group="lifecycle", exit_on_error=False)
-
-    async def _quit(self) -> None:
-        if self.connection is not None:
-            await self.connection.stop()
-        self.exit(0)
-
-    @on(Worker.StateChanged)
-    def _worker_changed(self, event: Worker.StateChanged) -> None:
-        report_failure(self, event)
-
-    @on(Connection.Opened)
-    def _opened(self, message: Connection.Opened) -> None:
-        self.asking.attach(message.client)
-
-    @on(RootsView.Changed)
-    def _roots_changed(self, event: RootsView.Changed) -> None:
-        self.asking.set_roots(event.roots)
-
-    @on(InspectScreen.QuestionsWanted)
-    def _questions_wanted(self) -> None:
-        self.asking.show_next()
 
     @on(WorkspaceScreen.ServerOpened)
     def _server_opened(self, event: WorkspaceScreen.ServerOpened) -> None:
@@ -261,6 +152,7 @@ class WorkspaceApp(App[int]):
         )
 
     async def _open(self, entry: Entry) -> None:
+        active_message_pump.set(self)  # the main screen's widgets bind to the app's reactives
         if isinstance(self.screen, WorkspaceScreen):
             await self.pop_screen()
         if entry is self.current and self.connection is not None:
@@ -269,32 +161,27 @@ class WorkspaceApp(App[int]):
             await self.connection.stop()
         self.current = entry
         self.traffic = entry.traffic
-        view = self.view
-        await view.show(
-            InspectContext(
-                traffic=entry.traffic, clock=self.clock, connected=lambda: self.client, target=entry.name
-            ),
-            shown_session=lambda session: shown_session(entry, session),
-        )
-        self.connection = Connection(
-            self,
-            lent_client(self.workspace, entry),
-            traffic=entry.traffic,
-            clock=self.clock,
-            settings=self.settings,
-            target=entry.name,
-            session=lambda: view.session,
-            report_to=view,
-        )
+        self.target = entry.name
+        self.session = SessionState(target=entry.name)
+        self.catalog = Lists()
+        self.server_info = None
+        await self.recompose()
+        self.connection = self.connect_with(lent_client(self.workspace, entry))
         self.connection.start()
+        for browser in self.query(ItemBrowser):
+            browser.focus_list()
 
-    @on(InspectScreen.ReconnectRequested)
-    def _reconnect_requested(self) -> None:
-        if self.current is None or self._quitting:
+    def shown_session(self, session: SessionState) -> SessionState:
+        # the lent client was connected by the workspace: its time to connect and its attempt are the
+        # workspace's (from the moment it connected: a later end keeps them)
+        entry = self.current
+        if entry is None or entry.connect_seconds is None or session.connect_seconds is None:
+            return session
+        return replace(session, connect_seconds=entry.connect_seconds, attempt=entry.attempt)
+
+    def action_reconnect(self) -> None:
+        if self.current is None or self.refuse_if_read_only("No reconnect"):
             return
-        confirm_then(self, "Reconnect", self._start_reconnect, questions=len(self.asking.queue))
-
-    def _start_reconnect(self) -> None:
         self.run_worker(
             self._reconnect_current(),
             name="reconnect",
@@ -308,14 +195,6 @@ class WorkspaceApp(App[int]):
         await self.connection.stop()
         await self.workspace.reconnect(self.current)
         self.connection.start()
-
-
-def shown_session(entry: Entry, session: SessionState) -> SessionState:
-    """The session of a lent client as the header shows it: the workspace connected it, so its time to
-    connect and its attempt are the workspace's (from the moment it connected: a later end keeps them)."""
-    if entry.connect_seconds is None or session.connect_seconds is None:
-        return session
-    return replace(session, connect_seconds=entry.connect_seconds, attempt=entry.attempt)
 
 
 def make_workspace_app(
