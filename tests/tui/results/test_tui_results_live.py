@@ -53,13 +53,18 @@ async def select(pilot: Any, app: InspectApp, kind: str, name: str) -> Any:
         if name
         in (getattr(item, "name", None), getattr(item, "uri", None), getattr(item, "uri_template", None))
     )
-    app.query_one(f"#{kind}-list", OptionList).highlighted = index
     detail = app.query_one(ItemDetail)
+    before = set(detail.query(".call-panel"))
+    app.query_one(f"#{kind}-list", OptionList).highlighted = index
     await wait_for(pilot, lambda: detail.selection is not None and detail.selection[1] is items[index])
-    # the previous panel is gone and the new one has composed
-    await wait_for(
-        pilot, lambda: len(detail.query(".call-panel")) == 1 and bool(detail.query(".call-panel Button"))
-    )
+
+    def composed() -> (
+        bool
+    ):  # the previous panel is gone and the new one (built once the highlight rests) is in
+        panels = list(detail.query(".call-panel"))
+        return len(panels) == 1 and panels[0] not in before and bool(panels[0].query("Button"))
+
+    await wait_for(pilot, composed)
     return items[index]
 
 

@@ -23,7 +23,6 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.filter import LineFilter
-from textual.lazy import Lazy
 from textual.reactive import reactive
 from textual.widgets import Footer, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
@@ -57,6 +56,7 @@ from mcpx.tui.traffic.traffic_panel import TrafficPanel
 from mcpx.tui.traffic.traffic_view import SEPARATOR_EVENT
 from mcpx.tui.widgets.event_list_view import EventListView
 from mcpx.tui.widgets.formats import format_latency
+from mcpx.tui.widgets.lazy import Lazy
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 if TYPE_CHECKING:
@@ -521,10 +521,15 @@ class InspectApp(App[int]):
             for view in self.query(InfoView):
                 view.focus()
 
-    def action_show_roots(self) -> None:
+    def action_show_roots(self, tries: int = 20) -> None:
+        """The Roots tab, its table focused (the view mounts lazily: until it has, look again after a refresh,
+        a bounded number of times, so the keys that follow go to its table and not to what had focus)."""
         self.query_one("#side", TabbedContent).active = "roots-tab"
-        for view in self.query(RootsView):
+        views = list(self.query(RootsView))
+        for view in views:
             view.focus_table()
+        if not views and tries > 0:
+            self.call_after_refresh(self.action_show_roots, tries - 1)
 
     def action_show_check(self) -> None:
         show_check(self)

@@ -9,7 +9,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.lazy import Lazy
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Label, Select, TabbedContent, TabPane
@@ -21,6 +20,7 @@ from mcpx.tui.traffic.server_log_view import ServerLogView
 from mcpx.tui.traffic.stderr_view import StderrView
 from mcpx.tui.traffic.traffic_view import Clock, TrafficView
 from mcpx.tui.widgets.event_list_view import EventListView
+from mcpx.tui.widgets.lazy import Lazy
 from mcpx.wire.traffic import TrafficLog
 
 #: pane id → (title, view id)
