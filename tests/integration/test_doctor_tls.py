@@ -49,7 +49,22 @@ def _cert(
         .not_valid_before(NOW + dt.timedelta(days=days[0]))
         .not_valid_after(NOW + dt.timedelta(days=days[1]))
         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+        # what a real certificate carries and Python 3.13's default context (VERIFY_X509_STRICT) demands:
+        # without the key identifiers every certificate here was refused as "Missing Authority Key Identifier"
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(signer_key.public_key()), critical=False
+        )
     )
+    if ca:
+        builder = builder.add_extension(
+            x509.KeyUsage(
+                digital_signature=True, content_commitment=False, key_encipherment=False,
+                data_encipherment=False, key_agreement=False, key_cert_sign=True, crl_sign=True,
+                encipher_only=False, decipher_only=False,
+            ),
+            critical=True,
+        )  # fmt: skip
     if names:
         builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
     return builder.sign(signer_key, hashes.SHA256())
