@@ -73,7 +73,9 @@ state: dict[str, Any] = {"initialized": False, "first": True, "walks": 0}
 cancelled: set[Any] = set()
 
 
-def send(obj: dict[str, Any]) -> None:
+def send(obj: dict[str, Any], unless_cancelled: Any = None) -> None:
+    """Write one message; with `unless_cancelled`, not if that request was cancelled — checked under the lock
+    the cancel is recorded under, so a cancel read before the answer is written always wins."""
     text = json.dumps(obj, separators=(",", ":"))
     if MODE == "large-ids-as-doubles" and isinstance(obj.get("id"), int) and abs(obj["id"]) > 2**53:
         text = text.replace(str(obj["id"]), str(int(float(obj["id"]))), 1)
@@ -81,6 +83,8 @@ def send(obj: dict[str, Any]) -> None:
         with contextlib.suppress(ValueError):
             text = json.dumps({**obj, "id": int(obj["id"])}, separators=(",", ":"))
     with _lock:
+        if unless_cancelled is not None and unless_cancelled in cancelled and MODE != "ignores-cancel":
+            return
         _out.write(text.encode() + b"\n")
         _out.flush()
 
@@ -263,7 +267,8 @@ def run_slow(rid: Any, steps: int, token: Any, modern: bool) -> None:
             "jsonrpc": "2.0",
             "id": rid,
             "result": dress(text_result(f"counted to {steps}"), "tools/call", modern),
-        }
+        },
+        unless_cancelled=rid,
     )
 
 
@@ -392,7 +397,8 @@ def serve_line(line: bytes) -> None:
         return  # a response: this server asks nothing
     if "id" not in message or (MODE == "falsy-ids" and not rid):
         if method == "notifications/cancelled":
-            cancelled.add(params.get("requestId"))
+            with _lock:
+                cancelled.add(params.get("requestId"))
         elif MODE == "answers-notifications" and method.startswith("notifications/mcpx"):
             error(None, -32601, f"Method not found: {method}")
         return
