@@ -519,3 +519,77 @@ def test_a_server_that_stops_reading_holds_the_host_back(tmp_path: Path) -> None
     finally:
         host.finish()
         writer.join(timeout=10)
+
+
+def test_listen_passes_the_hosts_headers_to_a_url_target_but_no_credential(tmp_path: Path) -> None:
+    """An HTTP host → `mcpx proxy --listen` → tests/servers/secret_echo.py, which logs every header it
+    gets (and echoes back whatever is not harmless). The server sees the host's Mcp-* headers and
+    User-Agent, and a header named with --forward-header; never the host's Authorization, Cookie or
+    X-Api-Key (the target is another origin than the one the host addressed), nor its session id or
+    Origin; the proxy's own --header goes with every POST and wins over the host's."""
+    import signal
+
+    import httpx
+    from http_servers import SERVERS, Server, free_port, running
+
+    port, seen = free_port(), tmp_path / "requests.jsonl"
+    command = [sys.executable, str(SERVERS / "secret_echo.py"), "--port", str(port), "--log", str(seen)]
+    host_token, cookie, key = "hostbearer-0c4f7a2e91", "sid=cookie-5b8e1d3f", "hostkey-9a1c6e4b27"
+    with running(Server.launch(command, port)) as (server,):
+        proxy = subprocess.Popen(
+            [sys.executable, "-m", "mcpx", "proxy", "--listen", "0", "--forward-header", "X-Tenant",
+             "--header", "X-Proxy-Own: own-1", "--header", "User-Agent: proxy-ua", server.url()],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            env={**os.environ, "MCPX_DATA_DIR": str(tmp_path / "data")},
+        )  # fmt: skip
+        try:
+            assert proxy.stderr is not None
+            url = proxy.stderr.readline().decode().split("listening on ")[1].split(" ")[0]
+            sent = {
+                "Authorization": f"Bearer {host_token}",
+                "Cookie": cookie,
+                "X-Api-Key": key,
+                "X-Tenant": "tenant-7",
+                "Accept-Language": "fr",
+                "Mcp-Session-Id": "the-hosts-own",
+                "Origin": "http://localhost:5173",
+                "Accept": "application/json, text/event-stream",
+            }
+            init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "h"}}
+            with httpx.Client(headers=sent, timeout=20) as client:
+                first = client.post(
+                    url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}
+                )
+                assert first.status_code == 200 and '"id":1' in first.text.replace(" ", "")
+                listed = client.post(
+                    url,
+                    json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                    headers={"MCP-Protocol-Version": "2025-06-18", "Mcp-Method": "tools/list"},
+                )
+                assert '"leak"' in listed.text
+            proxy.send_signal(signal.SIGTERM)
+            assert proxy.wait(timeout=20) == 0
+        finally:
+            if proxy.poll() is None:
+                proxy.kill()
+            proxy.wait()
+            if proxy.stderr is not None:
+                proxy.stderr.close()
+    posts = [json.loads(line) for line in seen.read_text().splitlines() if '"POST"' in line]
+    assert [json.loads(p["body"])["method"] for p in posts] == ["initialize", "tools/list"]
+    for post in posts:
+        got = {name.lower(): value for name, value in post["headers"].items()}
+        everything = json.dumps(post)
+        for secret in (host_token, cookie, key, "the-hosts-own", "5173"):
+            assert secret not in everything  # never passed to another origin
+        # (a Cookie there is the server's own, set by its Set-Cookie: the host's value is checked above)
+        assert "authorization" not in got and "origin" not in got
+        assert got["x-tenant"] == "tenant-7" and got["accept-language"] == "fr"  # named; harmless
+        assert got["x-proxy-own"] == "own-1" and got["user-agent"] == "proxy-ua"  # the proxy's own win
+    initialize, listed_post = ({k.lower(): v for k, v in p["headers"].items()} for p in posts)
+    assert "mcp-session-id" not in initialize
+    assert listed_post["mcp-session-id"] == "s-0123456789abcdef"  # the server's session, not the host's
+    assert listed_post["mcp-method"] == "tools/list" and listed_post["mcp-protocol-version"] == "2025-06-18"
+    (row,) = sessions(tmp_path)
+    text = Path(row["recording"]).read_text()
+    assert host_token not in text and key not in text and "tenant-7" not in text  # masked in the session

@@ -42,6 +42,14 @@ def command(
         str | None,
         typer.Option("--listen", help="Serve Streamable HTTP on [HOST:]PORT instead of stdio (127.0.0.1)."),
     ] = None,
+    forward_header: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--forward-header",
+            help="With --listen: pass this header of the host's on to a URL TARGET too (repeatable; "
+            "by default no credential is passed).",
+        ),
+    ] = None,
     connection: o.ConnectionOptions = o.FLAGS,
 ) -> None:
     """Relay a host's MCP session to TARGET, recording it (install: put it in a host's config)."""
@@ -67,17 +75,35 @@ def command(
             from mcpx.proxy.listen import parse_listen
 
             where = parse_listen(listen)
-        return _serve(spec, name, path, record_secrets, where)
+        forward = tuple(forward_header or ())
+        if forward:
+            from mcpx.proxy.forward import refused_names
+
+            if listen is None:
+                raise UsageError("--forward-header needs --listen: a host on stdio sends no headers")
+            if refused := refused_names(forward):
+                raise UsageError(
+                    f"--forward-header {refused[0]!r}: that header belongs to the host's connection with "
+                    "the proxy (or to the proxy's own requests) and is never passed on"
+                )
+        return _serve(spec, name, path, record_secrets, where, forward)
 
     execute("text", prepare)
 
 
 async def _serve(
-    spec: Any, name: str | None, record: Path | None, record_secrets: bool, listen: tuple[str, int] | None
+    spec: Any,
+    name: str | None,
+    record: Path | None,
+    record_secrets: bool,
+    listen: tuple[str, int] | None,
+    forward: tuple[str, ...],
 ) -> int:
     from mcpx.proxy.relay import Proxy, ProxyOptions
 
-    options = ProxyOptions(name=name, record=record, record_secrets=record_secrets, listen=listen)
+    options = ProxyOptions(
+        name=name, record=record, record_secrets=record_secrets, listen=listen, forward_headers=forward
+    )
     proxy = Proxy(spec, options)
     code = await proxy.run()
     sys.stdout.flush()

@@ -12,12 +12,13 @@ import asyncio
 import contextlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import BinaryIO, Protocol
 
 from mcpx.transports.stdio_server import _BlockingWriter, _streams, _Writer
 
-FrameSink = Callable[[bytes], None]
+#: one frame of the host's, with the request headers to pass on with it (HTTP hosts; None over stdio)
+FrameSink = Callable[[bytes, "Mapping[str, str] | None"], None]
 
 
 class HostEnd(Protocol):
@@ -62,7 +63,7 @@ class _HostReader(asyncio.Protocol):
 
     def _frame(self, line: bytes) -> None:
         if line.strip():  # blank lines are no frames (a host may send them between messages)
-            self._on_frame(line)
+            self._on_frame(line, None)
 
     def eof_received(self) -> bool | None:
         return None

@@ -15,7 +15,8 @@ what the proxy prints):
   rebinding when the endpoint is on the local machine.
 
 Every host request is a fact in the traffic log with its headers masked; their values are taught to
-the session's secret policy first, so they are masked wherever they come back.
+the session's secret policy first, so they are masked wherever they come back. What of them goes on to a
+URL target with the host's frame is `forward.HeaderFilter`'s choice (no credential, unless named).
 """
 
 from __future__ import annotations
@@ -25,16 +26,16 @@ import contextlib
 import socket
 import uuid
 from collections import deque
-from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import h11
 import orjson
 
 from mcpx.errors import UsageError
+from mcpx.proxy.forward import HeaderFilter
+from mcpx.proxy.host import FrameSink
 from mcpx.wire import TrafficLog
 
-FrameSink = Callable[[bytes], None]
 #: server messages kept for a GET stream that is not open yet
 BACKLOG = 1_000
 MAX_BODY = 64 << 20
@@ -73,10 +74,11 @@ class _Stream:
 class HttpHost:
     """The host's end of the proxy over Streamable HTTP (the same face as `HostSide` for the relay)."""
 
-    def __init__(self, host: str, port: int, log: TrafficLog) -> None:
+    def __init__(self, host: str, port: int, log: TrafficLog, passing: HeaderFilter | None = None) -> None:
         self._host = host
         self._port = port
         self._log = log
+        self._passing = passing if passing is not None else HeaderFilter()
         self._on_frame: FrameSink | None = None
         self._server: asyncio.Server | None = None
         self._answers: dict[object, _Stream] = {}
@@ -183,7 +185,7 @@ class HttpHost:
             await _send(connection, writer, 403, b"Forbidden: cross-origin request refused")
             return
         if method == "POST":
-            await self._post(connection, reader, writer, body)
+            await self._post(connection, reader, writer, body, self._passing(headers))
         elif method == "GET":
             await self._get(connection, reader, writer)
         elif method == "DELETE":  # the host's session ends: so do its streams
@@ -199,6 +201,7 @@ class HttpHost:
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         body: bytes,
+        passed: dict[str, str],
     ) -> None:
         try:
             parsed = orjson.loads(body)
@@ -220,7 +223,7 @@ class HttpHost:
         if b"\n" in frame:  # a stdio server reads one line per message; JSON line breaks are whitespace
             frame = frame.replace(b"\r\n", b" ").replace(b"\n", b" ")
         assert self._on_frame is not None
-        self._on_frame(frame)
+        self._on_frame(frame, passed)
         if stream is None:
             await _send(connection, writer, 202, b"")
             return

@@ -22,7 +22,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -56,6 +56,8 @@ class ProxyOptions:
     stdout: BinaryIO = field(default_factory=lambda: sys.stdout.buffer)
     #: (host, port) to serve Streamable HTTP on instead of stdio
     listen: tuple[str, int] | None = None
+    #: header names an HTTP host sends that go on to a URL target besides the default ones (forward.py)
+    forward_headers: tuple[str, ...] = ()
 
 
 class Proxy:
@@ -69,9 +71,10 @@ class Proxy:
         self.upstream: Upstream = open_upstream(spec, self.log)
         self.host: HostEnd
         if options.listen is not None:
+            from mcpx.proxy.forward import HeaderFilter
             from mcpx.proxy.listen import HttpHost
 
-            self.host = HttpHost(*options.listen, self.log)
+            self.host = HttpHost(*options.listen, self.log, HeaderFilter(options.forward_headers))
         else:
             self.host = HostSide(options.stdin, options.stdout)
             # a host that stops reading holds the server back, as a pipe would: no unbounded buffer
@@ -84,9 +87,9 @@ class Proxy:
         self._own_failures = 0
 
     # -- the two directions --------------------------------------------------------------------------
-    def from_host(self, line: bytes) -> None:
+    def from_host(self, line: bytes, headers: Mapping[str, str] | None = None) -> None:
         try:
-            self.upstream.relay(line)
+            self.upstream.relay(line, headers)
         except McpxError:
             self._server_gone = True  # the server's end says so itself; what the host sent is in the log
         except Exception as exc:

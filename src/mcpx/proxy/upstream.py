@@ -14,12 +14,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from mcpx.errors import McpxError
 from mcpx.target import ServerSpec
-from mcpx.transports.base import HeaderMirroring, Mirrored, ProtocolVersionAware, PushReceiving, Transport
+from mcpx.transports.base import (
+    HeaderMirroring,
+    HeaderPassing,
+    Mirrored,
+    ProtocolVersionAware,
+    PushReceiving,
+    Transport,
+)
 from mcpx.transports.open import open_transport
 from mcpx.transports.stdio import StdioTransport
 from mcpx.wire import Message, Notification, Request, Response, TrafficEvent, TrafficLog
@@ -41,8 +48,9 @@ class Upstream(Protocol):
 
     async def start(self, on_frame: ServerFrame, unanswered: Unanswered) -> None: ...
 
-    def relay(self, line: bytes) -> None:
-        """Send one frame of the host's, as it came (raises `McpxError` when the server is gone)."""
+    def relay(self, line: bytes, headers: Mapping[str, str] | None = None) -> None:
+        """Send one frame of the host's, as it came (raises `McpxError` when the server is gone), with
+        the host's request headers to pass on where the server is reached over HTTP."""
         ...
 
     async def ended(self) -> None:
@@ -91,7 +99,7 @@ class StdioUpstream:
             async for event in self.transport:
                 on_frame(event)
 
-    def relay(self, line: bytes) -> None:
+    def relay(self, line: bytes, headers: Mapping[str, str] | None = None) -> None:
         self.transport.send_bytes(line)
         if self._draining is None and self.on_full is not None and self.transport.input_backlog() > BACKLOG:
             # the server is not reading: the host waits (its writes block on a full pipe), as it would
@@ -138,6 +146,8 @@ class HttpUpstream:
         self._version: str | None = None
         #: resolved when the handshake's POST is over (None: no handshake in flight or ever)
         self._gate: asyncio.Future[None] | None = None
+        #: the host's headers to pass on, by the message they came with (while its POST is being made)
+        self._passed: dict[int, Mapping[str, str]] = {}
 
     @property
     def transport(self) -> Transport:
@@ -153,6 +163,8 @@ class HttpUpstream:
         transport = self.transport
         if isinstance(transport, HeaderMirroring):
             transport.mirror_headers(_mirror)
+        if isinstance(transport, HeaderPassing):
+            transport.pass_headers(lambda message: self._passed.get(id(message)))
         await transport.start()
         if isinstance(transport, PushReceiving):
             transport.receive_with(heard)
@@ -177,7 +189,7 @@ class HttpUpstream:
                 self._version = version
                 self.transport.set_protocol_version(version)
 
-    def relay(self, line: bytes) -> None:
+    def relay(self, line: bytes, headers: Mapping[str, str] | None = None) -> None:
         decoded = decode(line)
         message = decoded.message
         before = self._gate
@@ -191,7 +203,7 @@ class HttpUpstream:
             # its POST (a 202, quick): POSTs run side by side and could otherwise overtake it, and
             # `notifications/initialized` must reach the server before the requests sent after it
             opens = self._gate = asyncio.get_running_loop().create_future()
-        task = asyncio.create_task(self._send(decoded.text, message, before, opens))
+        task = asyncio.create_task(self._send(decoded.text, message, before, opens, headers))
         self._sends.add(task)
         task.add_done_callback(self._sends.discard)
 
@@ -201,7 +213,10 @@ class HttpUpstream:
         message: Message,
         before: asyncio.Future[None] | None,
         opens: asyncio.Future[None] | None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
+        if headers:
+            self._passed[id(message)] = headers
         try:
             if before is not None:
                 await asyncio.shield(before)
@@ -213,6 +228,7 @@ class HttpUpstream:
             if isinstance(message, Request) and self._unanswered is not None:
                 self._unanswered(message, f"{type(exc).__name__}: {exc}")
         finally:
+            self._passed.pop(id(message), None)
             if opens is not None and not opens.done():
                 opens.set_result(None)
 

@@ -7,6 +7,7 @@ log) until the connection ends, `close()` shuts it down and is safe to call twic
 Extra abilities are separate small protocols rather than a fat base class: `ProtocolVersionAware` lets
 the layer above tell an HTTP transport the negotiated version it must mirror into headers;
 `HeaderMirroring` lets it name, message by message, the headers of the handshake-free era (2026-07-28);
+`HeaderPassing` hands it, message by message, headers someone else sent (a proxy's HTTP host's own);
 `StreamingSend` says that `send()` of a request lasts until its answer has been read; `PushReceiving`
 lets the reader of a transport take each received event in the transport's own read callback.
 """
@@ -84,6 +85,19 @@ class HeaderMirroring(Protocol):
     """
 
     def mirror_headers(self, headers_for: HeadersFor | None) -> None: ...
+
+
+#: the layer above's headers to send with one message on top of the transport's own, or None
+PassedFor = Callable[[Message], "Mapping[str, str] | None"]
+
+
+@runtime_checkable
+class HeaderPassing(Protocol):
+    """A transport that POSTs a message with headers the layer above hands it for that message, on top of
+    its own (a proxy passing on what its HTTP host sent with it: the host's `Mcp-Method` wins over the
+    mirrored one). What to pass is the layer above's choice; the user's `--header` still wins over it."""
+
+    def pass_headers(self, headers_for: PassedFor | None) -> None: ...
 
 
 @runtime_checkable

@@ -29,7 +29,7 @@ import httpx
 
 from mcpx.errors import ConnectError, McpxError, ProtocolError, RpcError, SessionExpiredError
 from mcpx.transports.backoff import SessionBudget
-from mcpx.transports.base import HeadersFor, Mirrored, StreamLostError
+from mcpx.transports.base import HeadersFor, Mirrored, PassedFor, StreamLostError
 from mcpx.transports.http_common import (
     DEFAULT_TIMEOUT,
     HANDOVER_TIMEOUT,
@@ -97,6 +97,7 @@ class HttpTransport(EventStreams):
         self._closing = False
         self._contacted = False
         self._mirror: HeadersFor | None = None
+        self._passing: PassedFor | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -127,6 +128,10 @@ class HttpTransport(EventStreams):
     def mirror_headers(self, headers_for: HeadersFor | None) -> None:
         """Ask `headers_for` about each message: the headers of a handshake-free exchange, or None."""
         self._mirror = headers_for
+
+    def pass_headers(self, headers_for: PassedFor | None) -> None:
+        """Ask `headers_for` about each message POSTed: headers to send with it on top of ours."""
+        self._passing = headers_for
 
     def __aiter__(self) -> AsyncIterator[TrafficEvent]:
         return self._inbox.events()
@@ -174,7 +179,8 @@ class HttpTransport(EventStreams):
         if ex.rid is not None:
             self._waiting[ex.rid] = asyncio.Event()
         try:
-            end = await self._post(client, text, ex, mirrored)
+            passed = self._passing(message) if self._passing is not None else None
+            end = await self._post(client, text, ex, mirrored, passed)
             if end is not None and not end.answered and ex.rid is not None:
                 if mirrored is not None:
                     raise StreamLostError(
@@ -191,7 +197,12 @@ class HttpTransport(EventStreams):
         return event
 
     async def _post(
-        self, client: httpx.AsyncClient, text: str, ex: Exchange, mirrored: Mirrored | None = None
+        self,
+        client: httpx.AsyncClient,
+        text: str,
+        ex: Exchange,
+        mirrored: Mirrored | None = None,
+        passed: Mapping[str, str] | None = None,
     ) -> StreamEnd | None:
         """POST one frame and take its reply. Returns how a request's event stream ended (None: no stream).
 
@@ -201,6 +212,8 @@ class HttpTransport(EventStreams):
         stateless = mirrored is not None
         had_session = None if stateless else self.session_id
         headers = self._headers(POST_ACCEPT, content=True, mirrored=mirrored)
+        if passed:  # the host's own, over ours; the user's --header over both
+            headers = merged_headers(merged_headers(headers, passed), self.headers)
         first_contact = not self._contacted
         # a request's reply may take as long as the tool (the peer's timer bounds it); a notification or an
         # answer is only handed over, and a server that holds on to it must not hold up the caller

@@ -17,7 +17,14 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from mcpx.errors import AuthRequiredError, ConnectError, McpxError, UsageError
-from mcpx.transports.base import HeaderMirroring, HeadersFor, ProtocolVersionAware, Transport
+from mcpx.transports.base import (
+    HeaderMirroring,
+    HeaderPassing,
+    HeadersFor,
+    PassedFor,
+    ProtocolVersionAware,
+    Transport,
+)
 from mcpx.transports.http import HttpTransport, NoStreamableHttpError
 from mcpx.transports.http_common import check_url
 from mcpx.transports.sse import SseTransport
@@ -56,6 +63,7 @@ class AutoTransport:
         self._decided = asyncio.Event()
         self._closed = False
         self._mirror: HeadersFor | None = None
+        self._passing: PassedFor | None = None
 
     async def start(self) -> None:
         """Start the chosen transport (again, after a close), or get ready to probe."""
@@ -93,6 +101,7 @@ class AutoTransport:
         )
         await self._http.close()
         sse = SseTransport(self.url, traffic=self.traffic, **self._options)
+        sse.pass_headers(self._passing)
         try:
             await sse.start()
         except AuthRequiredError:
@@ -126,6 +135,12 @@ class AutoTransport:
         self._http.mirror_headers(headers_for)
         if isinstance(self.chosen, HeaderMirroring):
             self.chosen.mirror_headers(headers_for)
+
+    def pass_headers(self, headers_for: PassedFor | None) -> None:
+        self._passing = headers_for
+        self._http.pass_headers(headers_for)
+        if isinstance(self.chosen, HeaderPassing):
+            self.chosen.pass_headers(headers_for)
 
     async def __aiter__(self) -> AsyncIterator[TrafficEvent]:
         await self._decided.wait()

@@ -18,6 +18,7 @@ import httpx
 from httpx_sse import EventSource
 
 from mcpx.errors import ConnectError, McpxError, ProtocolError
+from mcpx.transports.base import PassedFor
 from mcpx.transports.http_common import (
     DEFAULT_TIMEOUT,
     HANDOVER_TIMEOUT,
@@ -69,6 +70,7 @@ class SseTransport:
         self._endpoint_ready: asyncio.Future[str] | None = None
         self._ended: McpxError | None = None
         self._closing = False
+        self._passing: PassedFor | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -131,6 +133,10 @@ class SseTransport:
         return ConnectError(reason + (f" while {doing}" if doing else ""), url=self.url)
 
     # -- sending -------------------------------------------------------------------------------------
+    def pass_headers(self, headers_for: PassedFor | None) -> None:
+        """Ask `headers_for` about each message POSTed: headers to send with it on top of ours."""
+        self._passing = headers_for
+
     async def send(self, text: str, message: Message) -> TrafficEvent:
         client, endpoint = self._client, self.endpoint
         if client is None or endpoint is None or self._closing:
@@ -141,6 +147,9 @@ class SseTransport:
         rid = message.id if isinstance(message, Request) else None
         doing = getattr(message, "method", "answering the server")
         headers = merged_headers({"Content-Type": "application/json", "Accept": "*/*"}, self.headers)
+        passed = self._passing(message) if self._passing is not None else None
+        if passed:  # the host's own, over ours; the user's --header over both
+            headers = merged_headers(merged_headers(headers, passed), self.headers)
         try:
             response = await client.post(
                 endpoint, content=text.encode("utf-8"), headers=headers, timeout=HANDOVER_TIMEOUT
