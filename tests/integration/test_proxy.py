@@ -593,3 +593,49 @@ def test_listen_passes_the_hosts_headers_to_a_url_target_but_no_credential(tmp_p
     (row,) = sessions(tmp_path)
     text = Path(row["recording"]).read_text()
     assert host_token not in text and key not in text and "tenant-7" not in text  # masked in the session
+
+
+def test_listen_serves_legacy_http_sse_to_an_old_host(tmp_path: Path) -> None:
+    """An old host — the official Python SDK's HTTP+SSE client (2024-11-05) — through `--listen` to a
+    stdio server: it GETs …/sse, POSTs where the endpoint event says, and gets every answer on its
+    stream; a POST with a session id the proxy never gave is 404."""
+    import signal
+
+    import anyio
+    import httpx
+    from mcp import ClientSession
+    from mcp.client.sse import sse_client
+
+    proxy = subprocess.Popen(
+        [sys.executable, "-m", "mcpx", "proxy", "--listen", "0", "--name", "old", sys.executable, str(PEER)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**os.environ, "MCPX_DATA_DIR": str(tmp_path / "data")},
+    )  # fmt: skip
+
+    async def host(url: str) -> tuple[str, str, list[str]]:
+        async with sse_client(url) as (read, write), ClientSession(read, write) as session:
+            init = await session.initialize()
+            tools = await session.list_tools()
+            called = await session.call_tool("echo", {"text": "through the old transport"})
+            return init.server_info.name, called.content[0].text, [t.name for t in tools.tools]  # type: ignore[union-attr]
+
+    try:
+        assert proxy.stderr is not None
+        said = proxy.stderr.readline().decode()
+        legacy = said.split("legacy HTTP+SSE at ")[1].split(")")[0]
+        assert legacy.startswith("http://127.0.0.1:") and legacy.endswith("/sse")
+        name, text, tools = anyio.run(host, legacy)
+        assert (name, text) == ("proxy-peer", "through the old transport")
+        assert tools == ["echo", "env", "garble", "die"]
+        stray = httpx.post(legacy.removesuffix("/sse") + "/messages?session_id=nosuch", content=b"{}")
+        assert stray.status_code == 404
+        proxy.send_signal(signal.SIGTERM)
+        assert proxy.wait(timeout=20) == 0
+    finally:
+        if proxy.poll() is None:
+            proxy.kill()
+        proxy.wait()
+        if proxy.stderr is not None:
+            proxy.stderr.close()
+    (row,) = sessions(tmp_path)
+    assert row["host"].startswith("mcp") and row["server"] == "proxy-peer 1.0" and row["exit_code"] == 0

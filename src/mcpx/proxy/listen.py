@@ -13,6 +13,10 @@ what the proxy prints):
   none: stdio).
 - A request whose `Origin` is not a loopback address is refused (403): the spec's guard against DNS
   rebinding when the endpoint is on the local machine.
+- Old hosts speak the legacy HTTP+SSE transport (2024-11-05): a GET on a path ending in `/sse` opens
+  its stream, whose first event (`endpoint`) names where to POST (`…/messages?session_id=…`); what is
+  POSTed there is relayed and answered 202, and every answer and message of the server's goes on that
+  stream (one such host at a time).
 
 Every host request is a fact in the traffic log with its headers masked; their values are taught to
 the session's secret policy first, so they are masked wherever they come back. What of them goes on to a
@@ -55,10 +59,12 @@ def parse_listen(value: str) -> tuple[str, int]:
 
 
 class _Stream:
-    """One event stream to the host: a POST's (waiting for the answers to `ids`) or the GET's."""
+    """One event stream to the host: a POST's (waiting for the answers to `ids`), the GET's, or a legacy
+    HTTP+SSE host's (`lasting`: it carries answers too and stays open after them)."""
 
-    def __init__(self, ids: set[object] | None) -> None:
+    def __init__(self, ids: set[object] | None, *, lasting: bool = False) -> None:
         self.ids = ids
+        self.lasting = lasting
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.ended = False
 
@@ -84,6 +90,9 @@ class HttpHost:
         self._answers: dict[object, _Stream] = {}
         self._posts: list[_Stream] = []
         self._listener: _Stream | None = None
+        #: the legacy HTTP+SSE host's stream, and the session id its POSTs carry
+        self._legacy: _Stream | None = None
+        self._legacy_session = ""
         self._backlog: deque[bytes] = deque(maxlen=BACKLOG)
         self._session = uuid.uuid4().hex
         self._connections: set[asyncio.StreamWriter] = set()
@@ -113,11 +122,12 @@ class HttpHost:
                 stream.put(frame)
                 assert stream.ids is not None
                 stream.ids.discard(_key(message["id"]))
-                if not stream.ids:
+                if not stream.ids and not stream.lasting:
                     stream.end()
                 return True
-        # the server's own requests and notifications: on an open request's stream, else the GET's
-        target = self._posts[-1] if self._posts else self._listener
+        # the server's own requests and notifications: on an open request's stream, else the GET's (or
+        # the legacy host's)
+        target = self._posts[-1] if self._posts else (self._listener or self._legacy)
         if target is not None:
             target.put(frame)
         else:
@@ -125,7 +135,7 @@ class HttpHost:
         return True
 
     def close_output(self) -> None:
-        for stream in [*self._posts, *([self._listener] if self._listener else [])]:
+        for stream in [*self._posts, *(s for s in (self._listener, self._legacy) if s is not None)]:
             stream.end()
         if self._server is not None:
             self._server.close()
@@ -184,8 +194,13 @@ class HttpHost:
         if origin is not None and urlsplit(origin).hostname not in ("localhost", "127.0.0.1", "::1"):
             await _send(connection, writer, 403, b"Forbidden: cross-origin request refused")
             return
-        if method == "POST":
+        path, _, query = request.target.decode("latin-1").partition("?")
+        if method == "POST" and "session_id=" in query:  # a legacy HTTP+SSE host's message
+            await self._legacy_post(connection, writer, body, query, self._passing(headers))
+        elif method == "POST":
             await self._post(connection, reader, writer, body, self._passing(headers))
+        elif method == "GET" and path.rstrip("/").endswith("/sse"):
+            await self._legacy_get(connection, reader, writer, path.rstrip("/")[: -len("sse")] + "messages")
         elif method == "GET":
             await self._get(connection, reader, writer)
         elif method == "DELETE":  # the host's session ends: so do its streams
@@ -219,11 +234,8 @@ class HttpHost:
             for rid in ids:
                 self._answers[rid] = stream
             self._posts.append(stream)
-        frame = body.strip()
-        if b"\n" in frame:  # a stdio server reads one line per message; JSON line breaks are whitespace
-            frame = frame.replace(b"\r\n", b" ").replace(b"\n", b" ")
         assert self._on_frame is not None
-        self._on_frame(frame, passed)
+        self._on_frame(_one_line(body), passed)
         if stream is None:
             await _send(connection, writer, 202, b"")
             return
@@ -250,6 +262,62 @@ class HttpHost:
             await _stream(connection, writer, reader, stream, [])
         finally:
             self._listener = None
+
+    # -- the legacy HTTP+SSE transport (2024-11-05) ---------------------------------------------------
+    async def _legacy_get(
+        self,
+        connection: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        endpoint: str,
+    ) -> None:
+        if self._legacy is not None:
+            await _send(connection, writer, 409, b"Conflict: an HTTP+SSE stream is already open")
+            return
+        stream = self._legacy = _Stream(set(), lasting=True)
+        self._legacy_session = session = uuid.uuid4().hex
+        first = f"event: endpoint\ndata: {endpoint}?session_id={session}\n\n".encode()
+        while self._backlog:
+            stream.put(self._backlog.popleft())
+        try:
+            await _stream(connection, writer, reader, stream, [], first)
+        finally:
+            self._legacy = None
+            for rid in [rid for rid, waiting in self._answers.items() if waiting is stream]:
+                del self._answers[rid]
+
+    async def _legacy_post(
+        self,
+        connection: h11.Connection,
+        writer: asyncio.StreamWriter,
+        body: bytes,
+        query: str,
+        passed: dict[str, str],
+    ) -> None:
+        stream = self._legacy
+        session = next(
+            (v for k, _, v in (p.partition("=") for p in query.split("&")) if k == "session_id"), ""
+        )
+        if stream is None or session != self._legacy_session:
+            await _send(connection, writer, 404, b"Not Found: no such HTTP+SSE session")
+            return
+        try:
+            parsed = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            parsed = None
+        for message in parsed if isinstance(parsed, list) else [parsed]:
+            if isinstance(message, dict) and "method" in message and message.get("id") is not None:
+                self._answers[_key(message["id"])] = stream  # its answer goes on the host's stream
+        assert self._on_frame is not None
+        self._on_frame(_one_line(body), passed)
+        await _send(connection, writer, 202, b"Accepted")
+
+
+def _one_line(body: bytes) -> bytes:
+    frame = body.strip()
+    if b"\n" in frame:  # a stdio server reads one line per message; JSON line breaks are whitespace
+        frame = frame.replace(b"\r\n", b" ").replace(b"\n", b" ")
+    return frame
 
 
 def _key(rid: object) -> object:
@@ -296,11 +364,14 @@ async def _stream(
     reader: asyncio.StreamReader,
     stream: _Stream,
     extra: list[tuple[str, str]],
+    first: bytes = b"",
 ) -> None:
     """An event stream until `stream` ends or the host goes away (its end of the connection read while
     the stream runs: bytes it sends meanwhile, a pipelined request, are handed back to h11)."""
     headers = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), *extra]
     writer.write(connection.send(h11.Response(status_code=200, headers=headers)) or b"")
+    if first:  # the legacy transport's endpoint event
+        writer.write(connection.send(h11.Data(data=first)) or b"")
     await writer.drain()
     gone = asyncio.ensure_future(reader.read(1 << 16))
     try:

@@ -179,7 +179,10 @@ class Proxy:
             await self.host.start(self.from_host)
             url = getattr(self.host, "url", None)
             if url:
-                self.say(f"listening on {url} (Streamable HTTP) for {spec.label}")
+                legacy = url.removesuffix("/mcp") + "/sse"
+                self.say(
+                    f"listening on {url} (Streamable HTTP; legacy HTTP+SSE at {legacy}) for {spec.label}"
+                )
                 self.entry.listen = url
                 with contextlib.suppress(OSError):
                     self.entry.save()
