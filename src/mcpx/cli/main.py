@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "proxy": ("mcpx.cli.proxy", True),
     "sessions": ("mcpx.cli.sessions", False),
     "export": ("mcpx.cli.export", False),
+    "watch": ("mcpx.cli.watch", True),
 }
 SUB_APPS = {"auth": "mcpx.cli.auth"}
 
