@@ -55,6 +55,8 @@ METAVARS = {
     "--against": "TARGET",
     "--ignore": "JSONPATH",
     "--junit": "FILE",
+    "--tests": "FILE",
+    "--debounce": "MS",
 }
 ARGUMENTS = {"target": "TARGET", "server_args": "SERVER_ARG", "a": "A", "b": "B"}
 HELP = {
