@@ -29,6 +29,8 @@ CORE_PACKAGES = [
     "mcpx.workspace",
     "mcpx.workspace.manager",
     "mcpx.workspace.summary",
+    "mcpx.collection",
+    "mcpx.collection.runner",
 ]
 UI_LIBRARIES = ["textual", "rich"]
 
