@@ -391,6 +391,27 @@ def rules(revision: str | None) -> list[tuple[Check, Callable[[Session], Outcome
     ]
 
 
+def revision_seen(log: TrafficLog) -> str | None:
+    """The revision a session spoke, as its traffic shows it: the answer to `initialize`, else the
+    version the first request's `_meta` names (the handshake-free era); None before either is seen."""
+    for event in log:
+        message = event.message
+        if (
+            event.method == "initialize"
+            and isinstance(message, Response)
+            and isinstance(message.result, dict)
+        ):
+            version = message.result.get("protocolVersion")
+            if isinstance(version, str):
+                return version
+        if isinstance(message, Request) and isinstance(message.params, dict):
+            meta = message.params.get("_meta")
+            version = meta.get(META_VERSION) if isinstance(meta, dict) else None
+            if isinstance(version, str):
+                return version
+    return None
+
+
 def judge_recording(
     log: TrafficLog, revision: str | None, target: str, client_side: str = "out"
 ) -> CheckReport:

@@ -71,6 +71,11 @@ class SessionEntry:
             return True
         return True
 
+    def refreshed(self) -> SessionEntry:
+        """The entry as its index says now (a proxy that ended wrote its end and exit code there)."""
+        again = _read_index(self.index) if self.index is not None else None
+        return again if again is not None else self
+
     def save(self) -> None:
         if self.index is None:
             return

@@ -19,6 +19,9 @@ from textual.pilot import Pilot
 
 from mcpx.proxy.sessions import SessionEntry, find_session
 from mcpx.tui.attach.attach_app import make_attach_app
+from mcpx.tui.attach.live_label import LiveLabel
+from mcpx.tui.attach.sessions_app import SessionsApp
+from mcpx.tui.check.check_view import CheckView
 from mcpx.tui.replay.replay_app import ReplayApp
 from mcpx.tui.settings import InspectSettings
 
@@ -70,6 +73,8 @@ async def test_attach_follows_a_live_proxied_session(proxy: subprocess.Popen[byt
         await wait_for(pilot, lambda: "tools/list" in methods())
         assert app.read_only and app.loading  # live: still being read
         assert "pilot (live)" in app.sub_title
+        label = app.query_one(LiveLabel)
+        assert label.live and "● LIVE  pilot: relayed by mcpx proxy" in str(label.render())
         await wait_for(pilot, lambda: app.catalog.tools is not None)
         assert app.server_info is not None and app.server_info.server_info["name"] == "proxy-peer"
         assert app.server_info.client_info["name"] == "pilot-host"
@@ -88,11 +93,27 @@ async def test_attach_follows_a_live_proxied_session(proxy: subprocess.Popen[byt
         await wait_for(pilot, lambda: not app.loading)  # the session ended: the recording is whole
         assert any(e.facts.get("event") == "exited" for e in app.traffic)
         assert isinstance(app, ReplayApp)
+        frames = len(app.traffic)
+        await wait_for(pilot, lambda: not label.live)
+        assert "■ ENDED (exit 0)" in str(label.render())
+
+        # Check judges what was seen, nothing sent. This host slipped twice: its clientInfo has no
+        # version, and it never sent notifications/initialized
+        await pilot.press("C")
+        view = app.query_one(CheckView)
+        await wait_for(pilot, lambda: view.report is not None)
+        assert view.report is not None
+        results = {r.id: r for r in view.report.results}
+        assert results["recording.pairing"].status == "pass" and results["recording.ids"].status == "pass"
+        assert (
+            results["recording.schema"].status == "fail" and "version" in results["recording.schema"].detail
+        )
+        assert results["recording.lifecycle"].status == "fail"
+        assert len(app.traffic) == frames  # judged, not sent
 
 
-def test_attach_screen_on_an_ended_session(snap_compare: Any) -> None:
-    """An ended session opens as the recording it is: the host's frames, the server's, what was flagged."""
-    entry = SessionEntry(
+def _ended_entry() -> SessionEntry:
+    return SessionEntry(
         id="20261125-001441-claude",
         name="claude",
         recording=Path(os.path.relpath(PROXIED)),  # the sub-title shows it: the same from the repository
@@ -100,8 +121,13 @@ def test_attach_screen_on_an_ended_session(snap_compare: Any) -> None:
         started=0.0,
         target="python proxy_peer.py",
         ended=1.0,
+        exit_code=0,
     )
-    app = make_attach_app(entry, settings=InspectSettings())
+
+
+def test_attach_screen_on_an_ended_session(snap_compare: Any) -> None:
+    """An ended session opens as the recording it is: the host's frames, the server's, what was flagged."""
+    app = make_attach_app(_ended_entry(), settings=InspectSettings())
     app.animation_level = "none"
 
     async def run_before(pilot: Pilot[Any]) -> None:
@@ -113,3 +139,53 @@ def test_attach_screen_on_an_ended_session(snap_compare: Any) -> None:
         await quiet(pilot)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+def test_attach_check_tab_on_an_ended_session(snap_compare: Any) -> None:
+    """The Check tab of a proxied session judges what was seen: the committed session's malformed frames
+    and unanswered request fail their rules, each finding pointing at its events."""
+    app = make_attach_app(_ended_entry(), settings=InspectSettings())
+    app.animation_level = "none"
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await wait_for(pilot, lambda: not app.loading)
+        await pilot.press("C")
+        view = app.query_one(CheckView)
+        await wait_for(pilot, lambda: view.report is not None)
+        statuses = {r.id: r.status for r in view.report.results}  # type: ignore[union-attr]
+        assert statuses["recording.schema"] == "fail"  # the not-JSON and invalid UTF-8 frames
+        await quiet(pilot)
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+def _rows() -> list[tuple[SessionEntry, dict[str, Any]]]:
+    """Two sessions as `mcpx sessions` summarises them (fixed: the snapshot must not depend on the clock)."""
+    rows = []
+    for ident, name, live, host, frames, problems in (
+        ("20261125-021500-cursor", "cursor", True, "cursor-vscode 1.4", 12, 0),
+        ("20261125-001441-claude", "claude", False, "claude-ai 0.1.0", 17, 5),
+    ):
+        entry = SessionEntry(ident, name, PROXIED, pid=0, started=0.0, target="python proxy_peer.py")
+        row = {"name": name, "live": live, "host": host, "server": "proxy-peer 1.0", "target": "",
+               "era": "legacy", "started": f"2026-11-25 {ident[9:11]}:{ident[11:13]}:{ident[13:15]}",
+               "frames": frames, "problems": problems}  # fmt: skip
+        rows.append((entry, row))
+    return rows
+
+
+async def test_enter_in_the_sessions_list_opens_the_highlighted_session() -> None:
+    app = SessionsApp(_rows, "/data/mcpx/sessions")
+    async with app.run_test(size=(120, 20)) as pilot:
+        await pilot.press("down", "enter")
+    assert app.return_value is not None and app.return_value.name == "claude"
+    again = SessionsApp(_rows, "/data/mcpx/sessions", highlight="20261125-001441-claude")
+    async with again.run_test(size=(120, 20)) as pilot:  # back from the attach view: where the user was
+        await pilot.press("q")
+        table = again.query_one("#sessions-table")
+        assert table.cursor_row == 1  # type: ignore[attr-defined]
+    assert again.return_value is None
+
+
+def test_sessions_list_screen(snap_compare: Any) -> None:
+    assert snap_compare(SessionsApp(_rows, "/data/mcpx/sessions"), terminal_size=(120, 12))

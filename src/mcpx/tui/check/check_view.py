@@ -6,6 +6,10 @@ skipped), the highlighted one shows its rule and what was found, and Enter on a 
 `CheckView.ExchangeSelected` — the app jumps the traffic log to that event. Checks that need a connection of
 their own (a fresh process, the other era's connection) are left to `mcpx check` and listed as skipped
 with that reason: their exchanges would not be in this log.
+
+On a recording or a proxied session (`read_only`: nothing may be sent) the view judges what was seen
+instead: the passive rules of `mcpx check --recording` (schema, pairing, ids, lifecycle, capabilities)
+over the app's traffic log as it is now — R judges it again after a live session has grown.
 """
 
 from __future__ import annotations
@@ -68,7 +72,8 @@ HTTP servers) the HTTP probes, each against the spec rule it quotes. **R** runs 
 and what was found; **enter** on a finding jumps the traffic log to the exchange that shows it. Checks
 that need their own connection (a fresh process, the other protocol era, a rule that may leave the
 connection broken, such as a line that is not JSON) are skipped here: run `mcpx check` for them. Checks
-send real requests: they show in the log.
+send real requests: they show in the log. On a recording or a proxied session nothing is sent: **R**
+judges what was seen (schema, pairing, ids, lifecycle, capabilities), again as the session grows.
 """
     BINDING_GROUP_TITLE = "Check"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -105,7 +110,10 @@ send real requests: they show in the log.
         with Horizontal(id="check-bar"):
             yield Button("Run checks", id="check-run-button", variant="primary")
             yield Checkbox("Call read-only tools", id="check-call-tools")
-        yield Static("Not run yet: press R or the button.", id="check-summary")
+        if self.context.read_only:  # nothing to call: what was seen is judged
+            yield Static("Not judged yet: press R or the button (nothing is sent).", id="check-summary")
+        else:
+            yield Static("Not run yet: press R or the button.", id="check-summary")
         yield OptionList(id="check-results")
         with VerticalScroll(id="check-detail-scroll"):
             yield Static("", id="check-detail")
@@ -115,10 +123,15 @@ send real requests: they show in the log.
     def _pressed(self) -> None:
         self.action_run()
 
+    def on_mount(self) -> None:
+        if self.context.read_only:
+            self.query_one("#check-call-tools", Checkbox).display = False
+            self.query_one("#check-run-button", Button).label = "Judge what was seen"
+
     def action_run(self) -> None:
         context = self.context
         if context.read_only:
-            self.notify("Checks need a live server; this is a recording.", severity="warning")
+            self._judge_seen()
             return
         client = context.client
         if client is None or client.opened is None:
@@ -156,6 +169,31 @@ send real requests: they show in the log.
             self.running = False
         ran = {r.id: r for r in report.results}
         report.results = [ran.get(c.id) or CheckResult(c, "skip", OWN_CONNECTION) for c in checks]
+        self.report = report
+
+    def _judge_seen(self) -> None:
+        """The passive rules over the traffic seen so far, in a thread (schema checks of a long session
+        take a while); the log only grows meanwhile, and the rules read a copy of its frames."""
+        from mcpx.check.passive import judge_recording, revision_seen
+
+        traffic, target = self.traffic, self.context.target
+
+        def judge() -> None:
+            try:
+                report = judge_recording(traffic, revision_seen(traffic), target)
+            except Exception as exc:  # mcpx's own bug: said, and the view can run again
+                self.app.call_from_thread(self._judged, None, f"{type(exc).__name__}: {exc}")
+                return
+            self.app.call_from_thread(self._judged, report)
+
+        self.running = True
+        self.run_worker(judge, name="mcpx check --recording", group="check", thread=True, exit_on_error=False)
+
+    def _judged(self, report: CheckReport | None, failed: str = "") -> None:
+        self.running = False
+        if report is None:
+            self.query_one("#check-summary", Static).update(f"Could not judge the session: {failed}")
+            return
         self.report = report
 
     # -- showing -----------------------------------------------------------------------------------
