@@ -104,6 +104,12 @@ Examples:
 Examples:
   mcpx check ./server.py
   mcpx check https://host/mcp --format json""",
+    "test": """\b
+Examples:
+  mcpx test calc.mcpx.yaml
+  mcpx test tests/ --junit out.xml
+  mcpx test calc.mcpx.yaml --update        (re-record the expectations; review the diff)
+Exit 0 all passed, 8 a test failed, 4 a server could not be reached. See docs/testing.md.""",
 }
 
 

@@ -2,7 +2,8 @@
 
 Non-TUI commands never import Textual, and each command imports what it needs when it runs, so
 `mcpx call` starts fast. Every failure ends in one sentence and one JSON line on stderr with an exit code
-scripts can trust: 0 ok, 1 usage/unexpected, 3 auth required, 4 unreachable/died/timed out, 5 tool error.
+scripts can trust: 0 ok, 1 usage/unexpected, 3 auth required, 4 unreachable/died/timed out, 5 tool error
+(6 check failures, 7 replay/diff drift, 8 a test of `mcpx test` failed).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ COMMANDS: dict[str, tuple[str, bool]] = {
     "proxy": ("mcpx.cli.proxy", True),
     "sessions": ("mcpx.cli.sessions", False),
     "export": ("mcpx.cli.export", False),
+    "test": ("mcpx.cli.testing", False),
     "watch": ("mcpx.cli.watch", True),
 }
 SUB_APPS = {"auth": "mcpx.cli.auth"}

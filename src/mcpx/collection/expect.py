@@ -72,6 +72,10 @@ class Difference:
     def describe(self, limit: int = 200) -> str:
         from mcpx.record.jsondiff import short
 
+        if self.note == "added":  # a field the expectation does not have
+            return f"{self.where}: not expected, got {short(self.actual, limit)}"
+        if self.note == "removed":
+            return f"{self.where}: expected {short(self.expected, limit)}, missing"
         text = f"{self.where}: expected {short(self.expected, limit)}, got {short(self.actual, limit)}"
         return f"{text} ({self.note})" if self.note else text
 
@@ -330,7 +334,9 @@ def _equal(where: str, wanted: Any, actual: Any) -> Iterator[Difference]:
         return
     for change in changes:
         inner = format_path(change.path)[1:]  # `.sum`, `[0].name`, appended to the field's own name
-        yield Difference(f"{where}{inner}", change.before, change.after, change.kind)
+        yield Difference(
+            f"{where}{inner}", change.before, change.after, "" if change.kind == "changed" else change.kind
+        )
 
 
 def _same(a: Any, b: Any) -> bool:

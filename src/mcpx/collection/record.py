@@ -50,11 +50,16 @@ def updated(expect: Mapping[str, Any] | None, answer: Answer) -> dict[str, Any] 
         else:
             new.pop("error", None)
             fresh = expectation_from(answer)
-            for key in ("isError", "text", "structuredContent"):
-                if key in old and key in fresh and operator(old[key]) is None:
-                    new[key] = fresh[key]
-                elif key in old and key not in fresh and operator(old[key]) is None:
-                    del new[key]  # the answer no longer has it: an unpinned value is not a pattern
+            result = answer.result if isinstance(answer.result, dict) else {}
+            if "isError" in old:
+                new["isError"] = bool(result.get("isError"))
+            if "text" in old and operator(old["text"]) is None:
+                new["text"] = answer.text
+            if "structuredContent" in old and operator(old["structuredContent"]) is None:
+                if "structuredContent" in result:
+                    new["structuredContent"] = result["structuredContent"]
+                else:
+                    del new["structuredContent"]  # the answer has none now: pinning a value it lacks fails
             if "error" in old and not any(k in old for k in ("isError", "text", "structuredContent", "json")):
                 new = {**fresh, **{k: v for k, v in new.items() if k not in fresh}}
             if isinstance(old.get("json"), Mapping):

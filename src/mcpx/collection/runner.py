@@ -70,6 +70,8 @@ class CollectionRunner:
         self.collection = collection
         #: the test being run: the server's questions are answered as it says
         self._current: TestCase | None = None
+        #: how to answer between tests (a client handed to Python code: the pytest fixture)
+        self.default_answers = TestCase("(between tests)", "")
         base = options or SessionOptions(era=collection.era, timeout=collection.timeout)  # type: ignore[arg-type]
         self.options = dataclasses.replace(base, on_elicit=self._elicit, on_sample=self._sample)
         self._shared: _Connection | None = None
@@ -141,10 +143,10 @@ class CollectionRunner:
         return TestResult(test, status, differences, answer, answer.elapsed_ms)
 
     async def _elicit(self, params: Any) -> Any:
-        return elicit_answer(self._current.elicit if self._current else None, params)
+        return elicit_answer((self._current or self.default_answers).elicit, params)
 
     async def _sample(self, params: Any) -> Any:
-        return sample_answer(self._current.sample if self._current else None)
+        return sample_answer((self._current or self.default_answers).sample)
 
 
 async def run_collection(collection: Collection, options: SessionOptions | None = None) -> list[TestResult]:
