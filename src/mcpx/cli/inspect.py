@@ -30,6 +30,16 @@ def command(
         list[str] | None,
         typer.Option("--root", help="A root to offer (URI or path); more in the Roots tab."),
     ] = None,
+    watch: Annotated[
+        bool,
+        typer.Option("--watch", help="Restart the server when its files change, and show what changed."),
+    ] = False,
+    watch_path: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--watch-path", help="With --watch: a folder or file to watch (default: the script's folder)."
+        ),
+    ] = None,
     attach: Annotated[
         bool,
         typer.Option(
@@ -52,9 +62,14 @@ def command(
     workspace = target is None and connection.server_url is None and connection.server is None
     try:
         recording = None
+        plan = None
         if workspace:
             from mcpx.cli.ls import configured
 
+            if watch or watch_path:
+                raise UsageError(
+                    "--watch restarts one server: name it (TARGET, or --config FILE --server NAME)"
+                )
             if record is not None:
                 raise UsageError(
                     "--record records one server: name it (TARGET, or --config FILE --server NAME)"
@@ -66,6 +81,10 @@ def command(
             spec = connection.spec()
             options = connection.session()  # refuse a bad era or version before the screen opens
             recording = RecordingPlan.from_flags(record, record_secrets, spec, options.pinned_era)
+            if watch or watch_path:
+                from mcpx.watch.loop import WatchPlan
+
+                plan = WatchPlan.for_spec(spec, watch_path or ())
         overrides: dict[str, Any] = {
             "protocol_era": protocol_era,
             "protocol_version": connection.protocol_version,
@@ -90,7 +109,7 @@ def command(
 
     roots = roots_from_flags(root)
     if spec is not None:
-        raise typer.Exit(run_inspect(spec, settings=settings, recording=recording, roots=roots))
+        raise typer.Exit(run_inspect(spec, settings=settings, recording=recording, roots=roots, watch=plan))
     from mcpx.tui import run_workspace
     from mcpx.workspace.manager import Workspace
 

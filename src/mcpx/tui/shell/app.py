@@ -62,6 +62,7 @@ from mcpx.wire.traffic import TrafficEvent, TrafficLog
 if TYPE_CHECKING:
     from mcpx import ServerSpec
     from mcpx.protocol.client import Client
+    from mcpx.watch.loop import WatchPlan
 
 #: the letter keys of the catalogue's tabs (the official inspector's TUI has them too)
 CATALOGUE_KEYS = (
@@ -90,6 +91,8 @@ class InspectApp(App[int]):
         Path(__file__).parent.parent / "asking" / "asking.tcss",
     ]
     TITLE = "mcpx inspect"
+    #: `mcpx inspect --watch`: the files to watch and the collection to run again (None: no watching)
+    watch_plan: WatchPlan | None = None
     GENERAL_HELP: ClassVar[str] = GENERAL
     """The help screen's first part (what this app is; `mcpx replay` has its own)."""
     COMMANDS = App.COMMANDS | {InspectCommands}
@@ -269,6 +272,10 @@ class InspectApp(App[int]):
         self._stop_ticks = stop
         self._tick()
         self.query_one(ItemBrowser).focus_list()
+        if self.watch_plan is not None:  # `inspect --watch`: the bar above the footer restarts on edits
+            from mcpx.tui.shell.watching import mount_watch
+
+            mount_watch(self, self.watch_plan)
 
     async def on_unmount(self) -> None:
         """However the app ends (q, ctrl+c, a test leaving), the server stops before the loop does."""
@@ -665,6 +672,7 @@ def run_inspect(
     settings: InspectSettings | None = None,
     recording: Any = None,
     roots: list[dict[str, Any]] | None = None,
+    watch: WatchPlan | None = None,
     **_: Any,
 ) -> int:
     """Run the inspector on `spec` until the user quits; the exit code for the CLI (0: quit normally).
@@ -672,6 +680,7 @@ def run_inspect(
     `recording` (the CLI's `RecordingPlan`) is attached to the app's log before the server starts and
     closed after it stopped; a write that fails is told on screen, not on the terminal under the TUI."""
     app = make_app(spec, settings=settings if settings is not None else InspectSettings.load(), roots=roots)
+    app.watch_plan = watch
     if recording is not None:
         recording.attach(
             app.traffic,

@@ -1,0 +1,61 @@
+"""`WatchDock`: where `mcpx inspect --watch` lives in the inspector — the watch bar, and what its messages
+make the app do: restart the server on a change (as `r` does, without asking: the user asked by saving),
+and run the collection again after a restart or when only the collection changed."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Container
+
+from mcpx.tui.testing.watch_bar import WatchBar
+from mcpx.watch.loop import WatchPlan
+
+if TYPE_CHECKING:
+    from mcpx.tui.shell.app import InspectApp
+
+
+class WatchDock(Container):
+    """The bar above the footer; restarts and re-runs on its word."""
+
+    DEFAULT_CSS = "WatchDock { height: 1; }"
+
+    def __init__(self, bar: WatchBar) -> None:
+        super().__init__(id="watch-dock")
+        self.bar = bar
+        self.plan = bar.plan
+
+    @property
+    def inspector(self) -> InspectApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield self.bar
+
+    @on(WatchBar.FilesChanged)
+    def _files_changed(self, event: WatchBar.FilesChanged) -> None:
+        event.stop()
+        app = self.inspector
+        app.traffic.info(f"watch: {event.batch.describe(self.plan.roots)} changed", "process")
+        app.action_reconnect()
+
+    @on(WatchBar.Restarted)
+    def _restarted(self, event: WatchBar.Restarted) -> None:
+        event.stop()
+
+    @on(WatchBar.TestsChanged)
+    def _tests_changed(self, event: WatchBar.TestsChanged) -> None:
+        event.stop()
+
+
+def mount_watch(app: InspectApp, plan: WatchPlan) -> None:
+    """Mount the watch bar above the footer (from the app's mount: the bar binds to the app's reactives)."""
+    from textual.widgets import Footer
+
+    from mcpx.tui.shell.app import InspectApp
+
+    bar = WatchBar(plan, source=app.target, id="watch-bar").data_bind(InspectApp.session, InspectApp.catalog)
+    footers = app.query(Footer)
+    app.mount(WatchDock(bar), before=footers.first() if footers else None)
