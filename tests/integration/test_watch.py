@@ -1,6 +1,7 @@
 """`mcpx watch`: a real SDK server in a temporary folder, edited under the watch — restarted, its catalogue
-diffed field by field, a broken edit reported with its stderr and the fix picked up, Ctrl-C leaving no
-server behind. One watch run walks the whole story (each SDK start costs about a second)."""
+diffed field by field, its collection run again (and again without a restart when only the collection
+changed), a broken edit reported with its stderr and the fix picked up, Ctrl-C leaving no server behind.
+One watch run walks the whole story (each SDK start costs about a second of CPU)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,19 @@ def mul(a: int, b: int) -> str:
     """Multiply two numbers."""
     return str(a * b)
 '''
+
+
+COLLECTION = """\
+server: ./server.py
+tests:
+  - name: adds two numbers
+    call: add
+    arguments: {a: 2, b: 3}
+    expect: {isError: false, text: "5"}
+  - name: lists the add tool
+    method: tools/list
+    expect: {json: {"$.tools[*].name": {contains: add}}}
+"""
 
 
 class Watch:
@@ -97,16 +111,21 @@ def edit(path: Path, text: str) -> None:
     path.write_text(text)
 
 
-def test_watch_restarts_diffs_survives_a_broken_edit_and_stops_clean(tmp_path: Path) -> None:
+def test_watch_restarts_diffs_reruns_the_tests_survives_a_broken_edit_and_stops_clean(tmp_path: Path) -> None:
     (tmp_path / "srv").mkdir()
     script = tmp_path / "srv" / "server.py"
     script.write_text(SERVER)
+    collection = script.parent / "server.mcpx.yaml"  # beside the script: run without being named
+    collection.write_text(COLLECTION)
     watch = Watch(str(script), cwd=tmp_path)
     try:
         watching = watch.next("watching")
         assert watching["paths"] == [str(script.parent.resolve())]  # the script's folder, not the cwd
         first = watch.next("started")
         assert first["cycle"] == 0 and first["catalogue"]["tools"] == 1 and first["diff"] is None
+        assert watching["tests"] == str(collection.resolve())
+        tests = watch.next("tests")
+        assert (tests["cycle"], tests["passed"], tests["failed"]) == (0, 2, 0)
 
         # a broken edit: the server does not start, its stderr says why, the watch goes on
         edit(script, SERVER.replace("# more tools", "syntax error("))
@@ -132,6 +151,16 @@ def test_watch_restarts_diffs_survives_a_broken_edit_and_stops_clean(tmp_path: P
             }
         ]
         assert fixed["summary"] == "tools: +1 ~1" and fixed["since_change_seconds"] >= 0
+        # the collection ran again on the new server: `add` answers "5.0" now
+        tests = watch.next("tests")
+        assert (tests["cycle"], tests["passed"], tests["failed"]) == (2, 1, 1)
+        assert tests["results"][0]["differences"] == [{"where": "text", "expected": "5", "actual": "5.0"}]
+
+        # an edit to the collection alone: the tests run again on the same server, no restart
+        edit(collection, COLLECTION.replace('text: "5"', 'text: "5.0"'))
+        assert watch.next("changed")["tests_only"] is True
+        tests = watch.next("tests")
+        assert (tests["cycle"], tests["passed"], tests["failed"]) == (2, 2, 0)
     finally:
         code, err = watch.interrupt()
     assert code == 0, err

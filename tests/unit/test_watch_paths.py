@@ -54,3 +54,29 @@ def test_a_batch_names_its_files_and_knows_a_tests_only_change(tmp_path: Path) -
     assert not batch.only_collections
     assert ChangeBatch((str(tmp_path / "calc.mcpx.yaml"),)).only_collections
     assert not ChangeBatch(()).only_collections
+
+
+def test_a_transient_file_is_no_change(tmp_path: Path) -> None:
+    from watchfiles import Change
+
+    from mcpx.watch.changes import _real
+
+    real = tmp_path / "server.py"
+    real.write_text("")
+    temporary = str(tmp_path / "sedAb12x")  # written, then renamed over server.py
+    changes = {(Change.added, temporary), (Change.deleted, temporary), (Change.modified, str(real))}
+    assert _real(changes).paths == (str(real),)
+    assert _real({(Change.deleted, str(tmp_path / "gone.py"))}).paths == (str(tmp_path / "gone.py"),)
+
+
+def test_where_a_servers_collection_lives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpx.watch.paths import collection_for
+
+    script = tmp_path / "calc.server.py"
+    script.write_text("")
+    assert collection_for(resolve_target(str(script))) == tmp_path.resolve() / "calc.mcpx.yaml"
+    monkeypatch.chdir(tmp_path)
+    assert collection_for(ServerSpec(url="https://x.invalid/mcp"), "Weather API") == (
+        tmp_path.resolve() / "Weather-API.mcpx.yaml"
+    )
+    assert collection_for(ServerSpec(command=["uvx", "x"], name="time")).name == "time.mcpx.yaml"

@@ -60,19 +60,31 @@ def command(
         spec = connection.spec()
         options = connection.session()
         plan = WatchPlan.for_spec(spec, watch_path or (), tests=tests, quiet_ms=quiet)
-        runner = _test_runner(plan.tests) if plan.tests is not None else None
+        runner = None
+        if plan.tests is not None:
+            options, runner = _test_runner(plan.tests, options)
         return _watch(spec, options, plan, runner, fmt)
 
     execute(fmt, prepare)
 
 
-def _test_runner(path: Any) -> Any:
-    """The collection run on the watched server's client (checked now: a bad file is one sentence)."""
-    from mcpx.errors import UsageError
+def _test_runner(path: Any, options: Any) -> Any:
+    """The collection, run on the watched server's own connection (opened with the runner's answers to
+    elicitation and sampling); the file is read again before each run (an edit to it re-runs it)."""
+    from mcpx.collection.model import load_collection
+    from mcpx.collection.runner import CollectionRunner
 
-    if not path.is_file():
-        raise UsageError(f"--tests {str(path)!r}: no such file")
-    return None
+    runner = CollectionRunner(load_collection(path), options)  # a bad file: one sentence, now
+
+    async def run(client: Any) -> Any:
+        runner.collection = load_collection(path)
+        runner.borrow(client)
+        try:
+            return [await runner.run(test) for test in runner.collection.tests]
+        finally:
+            await runner.close()  # a `fresh` test's shared leftovers; the borrowed client stays open
+
+    return runner.options, run
 
 
 async def _watch(spec: Any, options: Any, plan: Any, runner: Any, fmt: str) -> int:
@@ -197,8 +209,31 @@ class Printer:
             self._write(escape_controls(f"  | {line}"))
 
     def _tests(self, event: Any) -> None:
+        results = event.outcome or []
         if self.fmt == "json":
-            self._json("tests", cycle=event.cycle, seconds=round(event.seconds, 4), error=event.error)
+            self._json(
+                "tests",
+                cycle=event.cycle,
+                seconds=round(event.seconds, 4),
+                error=event.error,
+                passed=sum(r.status == "passed" for r in results),
+                failed=sum(not r.ok for r in results),
+                results=[r.to_json() for r in results],
+            )
             return
         if event.error is not None:
             self._say(f"tests could not run: {event.error}")
+            return
+        counts: dict[str, int] = {}
+        for result in results:
+            counts[result.status] = counts.get(result.status, 0) + 1
+        said = ", ".join(f"{n} {status}" for status, n in counts.items()) or "no tests"
+        self._say(f"tests: {said} ({event.seconds:.2f} s)")
+        for result in results:
+            if result.ok:
+                continue
+            self._write(escape_controls(f"  ✗ {result.test.name} ({result.status})"))
+            if result.message:
+                self._write(escape_controls(f"      {result.message}"))
+            for difference in result.differences:
+                self._write(escape_controls(f"      {difference.describe()}"))

@@ -75,6 +75,9 @@ class CollectionRunner:
         base = options or SessionOptions(era=collection.era, timeout=collection.timeout)  # type: ignore[arg-type]
         self.options = dataclasses.replace(base, on_elicit=self._elicit, on_sample=self._sample)
         self._shared: _Connection | None = None
+        #: a connection someone else holds (`borrow`), and whether it answers with this runner's handlers
+        self._borrowed: Client | None = None
+        self._borrowed_answers = True
         #: every connection's traffic, in order (the runner's log of what was said)
         self.traffic: list[TrafficLog] = []
 
@@ -89,8 +92,18 @@ class CollectionRunner:
         if shared is not None:
             await shared.close()
 
+    def borrow(self, client: Client, *, answers: bool = True) -> None:
+        """Run the tests on `client`, a connection its owner opened and closes (`mcpx watch`, the TUI: the
+        server they show is the one tested, and no second process starts). `answers`: it was opened with
+        this runner's `options`, so the server's questions get each test's answers; otherwise a test that
+        answers questions (`elicit`, `sample`) gets a connection of its own, as `fresh` does."""
+        self._borrowed = client
+        self._borrowed_answers = answers
+
     async def client(self) -> Client:
         """The shared connection, opened (again, if the server went away) on first need."""
+        if self._borrowed is not None:
+            return self._borrowed
         if self._shared is not None and self._shared.client.session.ended is not None:
             await self.close()
         if self._shared is None:
@@ -121,7 +134,8 @@ class CollectionRunner:
             return TestResult(test, "error", message="; ".join(test.problems))
         own: _Connection | None = None
         try:
-            if test.fresh:
+            asks = test.elicit is not None or test.sample is not None
+            if test.fresh or (self._borrowed is not None and not self._borrowed_answers and asks):
                 own = await self._connect()
                 client = own.client
             else:

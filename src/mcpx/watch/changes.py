@@ -49,6 +49,16 @@ def _relative(path: str, roots: Sequence[Path]) -> str:
     return path
 
 
+def _real(changes: set[tuple[object, str]]) -> ChangeBatch:
+    """The batch without transient files: one that appeared and is gone again (`sed -i`'s and many editors'
+    temporary copies, renamed over the real file) changed nothing a server reads."""
+    from watchfiles import Change
+
+    added = {path for change, path in changes if change == Change.added}
+    paths = {path for _, path in changes}
+    return ChangeBatch(tuple(sorted(p for p in paths if p not in added or os.path.lexists(p))))
+
+
 async def file_changes(
     roots: Sequence[Path], *, quiet_ms: int = QUIET_MS, stop: threading.Event | None = None
 ) -> AsyncIterator[ChangeBatch]:
@@ -64,6 +74,8 @@ async def file_changes(
             debounce=max(MAX_BATCH_MS, quiet_ms),
             stop_event=stop,
         ):
-            yield ChangeBatch(tuple(sorted({path for _, path in changes})))
+            batch = _real(changes)
+            if batch.paths:
+                yield batch
     finally:
         stop.set()  # the watcher's thread ends at its next step

@@ -29,7 +29,7 @@ from mcpx.protocol.session import open_session
 from mcpx.record.catalog import Snapshot, SnapshotDiff, compare, from_client
 from mcpx.target import ServerSpec
 from mcpx.watch.changes import QUIET_MS, ChangeBatch, file_changes
-from mcpx.watch.paths import watch_roots
+from mcpx.watch.paths import collection_beside, watch_roots
 from mcpx.wire.traffic import TrafficLog
 
 #: runs the collection on a connected client; what it returns is the face's to show (`passed` says how)
@@ -55,6 +55,9 @@ class WatchPlan:
         quiet_ms: int = QUIET_MS,
     ) -> WatchPlan:
         roots = watch_roots(spec, paths)
+        beside = collection_beside(spec)
+        if tests is None and beside is not None and beside.is_file():
+            tests = str(beside)  # the collection beside the script runs without being named
         collection = Path(tests).resolve() if tests else None
         if collection is not None and not any(_under(collection, root) for root in roots):
             roots = (*roots, collection)  # an edit to the tests re-runs them wherever they live

@@ -11,6 +11,7 @@ server that is being recorded).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -55,6 +56,25 @@ def script_of(command: Sequence[str], cwd: Path) -> Path | None:
         if path.is_file():
             return path
     return None
+
+
+def collection_for(spec: ServerSpec, name: str = "") -> Path:
+    """Where a server's collection lives: beside its script (`server.py` → `server.mcpx.yaml`); for a
+    server with no script (a command, a URL, a config entry), `<name>.mcpx.yaml` in the working directory,
+    named after the server (its config name, else `name`, its serverInfo name)."""
+    beside = collection_beside(spec)
+    if beside is not None:
+        return beside
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", spec.name or name).strip(".-")[:60] or "server"
+    return Path.cwd().resolve() / (slug + COLLECTION_SUFFIX)
+
+
+def collection_beside(spec: ServerSpec) -> Path | None:
+    """`server.mcpx.yaml` beside the server's script (None: the command names no script)."""
+    if spec.command is None:
+        return None
+    script = script_of(spec.command, Path(spec.cwd).expanduser() if spec.cwd else Path.cwd())
+    return script.parent.resolve() / (script.name.split(".")[0] + COLLECTION_SUFFIX) if script else None
 
 
 def source_filter() -> object:
