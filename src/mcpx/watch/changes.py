@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mcpx.watch.paths import is_collection, source_filter
 
@@ -49,7 +50,7 @@ def _relative(path: str, roots: Sequence[Path]) -> str:
     return path
 
 
-def _real(changes: set[tuple[object, str]]) -> ChangeBatch:
+def _real(changes: Set[tuple[Any, str]]) -> ChangeBatch:
     """The batch without transient files: one that appeared and is gone again (`sed -i`'s and many editors'
     temporary copies, renamed over the real file) changed nothing a server reads."""
     from watchfiles import Change
