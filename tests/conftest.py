@@ -6,6 +6,10 @@ from pathlib import Path
 
 import pytest
 
+# mcpx's own pytest plugin (installed with the package) collects *.mcpx.yaml files as tests: a collection
+# kept here as a test's input is data, never a test of this suite (tests write theirs to tmp_path anyway)
+collect_ignore_glob = ["*.mcpx.yaml"]
+
 
 @pytest.fixture(autouse=True)
 def _isolated_mcpx_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
