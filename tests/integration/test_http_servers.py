@@ -165,6 +165,10 @@ async def test_auto_falls_back_to_http_sse_and_says_so(sdk: dict[str, Server]) -
     fallback = http_facts(log, "transport-fallback")
     assert fallback and fallback[0]["status"] == 405
     assert http_facts(log, "transport-chosen")[0]["transport"] == "sse"
+    # the 405s that told mcpx to fall back are in the log, exactly, but they are no problem of the server's
+    refusals = [e for e in log if e.direction == "in" and e.facts.get("status") == 405]
+    assert refusals and {e.raw for e in refusals} == {"Method Not Allowed"}
+    assert [e.flags for e in log if e.flags] == []
 
 
 async def test_auto_keeps_streamable_http(sdk: dict[str, Server]) -> None:

@@ -289,7 +289,10 @@ class HttpTransport(EventStreams):
         Returns only when the body is the JSON-RPC error answer to the request itself, queued for the peer.
         """
         status, rid, doing = response.status_code, ex.rid, ex.doing
-        reply = record_reply(self.traffic, body, rid, {"status": status}, f"HTTP {status}")
+        # 404/405 to the very first POST is how a URL says "no Streamable HTTP endpoint here": the answer
+        # the transport's auto-detection and the era's probe look for, not a fault in the server's frames
+        refusal = first_contact and had_session is None and status in (404, 405)
+        reply = record_reply(self.traffic, body, rid, {"status": status}, f"HTTP {status}", expected=refusal)
         message = reply.message
         if status in (401, 403):
             raise status_error(response, body, self.url, doing)

@@ -254,20 +254,27 @@ def answers(message: Message | None, request_id: JsonId | None) -> bool:
 
 
 def record_reply(
-    traffic: TrafficLog, body: bytes, request_id: JsonId | None, facts: dict[str, Any], why: str | None = None
+    traffic: TrafficLog,
+    body: bytes,
+    request_id: JsonId | None,
+    facts: dict[str, Any],
+    why: str | None = None,
+    *,
+    expected: bool = False,
 ) -> TrafficEvent:
     """Log an HTTP body that came back as the answer to a POST, exactly as it came.
 
     A body that is not a JSON-RPC message (an HTML error page, `Method Not Allowed`) is still what the
     server answered to that request: it is logged as a malformed frame carrying the request's id, so the
-    log pairs them and the request does not look unanswered.
+    log pairs them and the request does not look unanswered. `expected` marks a refusal mcpx's own probe
+    counts on (no Streamable HTTP endpoint here): logged the same, but not a problem of the server's.
     """
     decoded = decode(body)
     message = decoded.message
     if isinstance(message, Malformed) and message.id is None and request_id is not None:
         reason = f"{why}: {message.reason}" if why else message.reason
         decoded = Decoded(decoded.text, Malformed(reason, request_id, message.obj), decoded.flags)
-    return traffic.received_decoded(decoded, "http", facts)
+    return traffic.received_decoded(decoded, "http", facts, malformed_is_problem=not expected)
 
 
 def status_error(response: httpx.Response, body: bytes, url: str, doing: str) -> McpxError:

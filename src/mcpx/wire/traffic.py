@@ -225,9 +225,16 @@ class TrafficLog:
         return self._append_decoded("in", channel, decoded, facts)
 
     def received_decoded(
-        self, decoded: Decoded, channel: Channel, facts: dict[str, Any] | None = None
+        self,
+        decoded: Decoded,
+        channel: Channel,
+        facts: dict[str, Any] | None = None,
+        *,
+        malformed_is_problem: bool = True,
     ) -> TrafficEvent:
-        return self._append_decoded("in", channel, decoded, facts)
+        """Append a received frame decoded already. `malformed_is_problem=False` logs a body that is not
+        JSON-RPC without blaming the server for it (an HTTP refusal mcpx's own transport probe expects)."""
+        return self._append_decoded("in", channel, decoded, facts, malformed_is_problem)
 
     def sent(
         self, text: str, message: Message, channel: Channel, facts: dict[str, Any] | None = None
@@ -287,11 +294,16 @@ class TrafficLog:
         return lambda: self._flag_listeners.remove(listener) if listener in self._flag_listeners else None
 
     def _append_decoded(
-        self, direction: Direction, channel: Channel, decoded: Decoded, facts: dict[str, Any] | None
+        self,
+        direction: Direction,
+        channel: Channel,
+        decoded: Decoded,
+        facts: dict[str, Any] | None,
+        malformed_is_problem: bool = True,
     ) -> TrafficEvent:
         message = decoded.message
         flags = decoded.flags
-        if isinstance(message, Malformed):
+        if isinstance(message, Malformed) and malformed_is_problem:
             flags = [f"not a JSON-RPC message: {message.reason}", *flags]
         if decoded.wire is not None:  # `raw` is not the wire's bytes: keep those too, exactly
             facts = {**(facts or {}), "wire_base64": base64.b64encode(decoded.wire).decode("ascii")}

@@ -84,6 +84,10 @@ async def test_enter_from_the_filter_lands_in_the_array_field_and_letters_type_t
         # letters on the form's own buttons never reach the app's keys (r restarted, q quit)
         adder = next(b for b in panel.query(Button) if b.name == "add")
         adder.focus()
+        await pilot.pause()
+        # … and the footer does not offer them there (F1 still works from a form)
+        offered = {b.binding.id for b in app.screen.active_bindings.values()}
+        assert {"quit", "reconnect"}.isdisjoint(offered) and "help" in offered
         await pilot.press(*"rqtiCTRMP?")
         assert unchanged(app, attempt) and app.focused is adder
         assert app.query_one("#side").active == "detail-tab"  # type: ignore[attr-defined]
@@ -92,6 +96,11 @@ async def test_enter_from_the_filter_lands_in_the_array_field_and_letters_type_t
         await pilot.press("r", "q")
         assert unchanged(app, attempt) and app.focused is call_button
         assert panel.form.value == {"paths": ["rq/tmp"]}  # the form is as it was
+        app.query_one("#tools-list", OptionList).focus()
+        await wait_for(
+            pilot,
+            lambda: {"quit", "reconnect"} <= {b.binding.id for b in app.screen.active_bindings.values()},
+        )
 
 
 async def test_escape_tab_filter_highlight_tab_letters_and_asking_before_q_and_r() -> None:

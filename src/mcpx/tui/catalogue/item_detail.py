@@ -26,7 +26,7 @@ from textual.widgets import Button, Static
 
 from mcpx.tui.catalogue.item_browser import BADGES, item_name
 from mcpx.tui.context import InspectContext
-from mcpx.tui.forms.form_keys import keep_letters, shown_focusable
+from mcpx.tui.forms.form_keys import OWNS_LETTERS, keep_letters, shown_focusable
 from mcpx.tui.session_state import ItemKind
 from mcpx.tui.widgets.event_list_view import foreground, printable
 
@@ -183,7 +183,7 @@ Inside its form the form owns the keys: letters type, they never reach the app's
         yield Static("Select a tool, resource, template or prompt on the left.", id="detail-title")
         yield Static("", id="detail-description")
         yield Vertical(id="detail-description-all")
-        yield Vertical(id="call-form")
+        yield Vertical(id="call-form", classes=OWNS_LETTERS)
         yield Static("", id="detail-body")
 
     def watch_selection(self, selection: Selection | None) -> None:

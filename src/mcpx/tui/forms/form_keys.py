@@ -15,6 +15,9 @@ from __future__ import annotations
 from textual import events
 from textual.widget import Widget
 
+#: the class of a container that owns its letter keys (`keep_letters` runs in its `on_key`)
+OWNS_LETTERS = "owns-letters"
+
 
 def is_shown(widget: Widget, root: Widget | None = None) -> bool:
     """True when `widget` and every ancestor (up to `root`) is displayed and visible."""
@@ -52,3 +55,15 @@ def keep_letters(container: Widget, event: events.Key) -> bool:
     event.stop()
     event.prevent_default()
     return True
+
+
+def letters_owned(focused: Widget | None) -> bool:
+    """True while focus is inside a container that keeps the app's letter keys from firing: the footer
+    must not offer keys that would do nothing there."""
+    node: Widget | None = focused
+    while node is not None:
+        if node.has_class(OWNS_LETTERS):
+            return True
+        parent = node.parent
+        node = parent if isinstance(parent, Widget) else None
+    return False

@@ -35,6 +35,7 @@ from mcpx.tui.catalogue.item_browser import ItemBrowser
 from mcpx.tui.catalogue.item_detail import ItemDetail
 from mcpx.tui.check.check_view import CheckView
 from mcpx.tui.context import READ_ONLY_REASON, Clock, InspectContext
+from mcpx.tui.forms.form_keys import letters_owned
 from mcpx.tui.history.call_history import CallHistory
 from mcpx.tui.session_state import ItemKind, Lists, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
@@ -73,6 +74,16 @@ CATALOGUE_KEYS = (
 )
 #: actions that need the traffic panel (see check_action)
 _PANEL_ACTIONS = {"focus_traffic", "clear_log", "toggle_follow", "copy_event"}
+#: actions bound to a bare letter only: a form that owns its letters hides them (see check_action)
+_LETTER_ACTIONS = {
+    "ask_quit",
+    "focus_traffic",
+    "ask_reconnect",
+    "show_info",
+    "focus_browser",
+    "show_check",
+    "show_kind",
+}
 #: events between two gc.freeze() calls (see _tick)
 FREEZE_EVERY = 5_000
 #: events the TUI's traffic log holds as objects before the oldest spill to disk
@@ -502,6 +513,8 @@ class InspectApp(App[int]):
         self.push_screen(HelpScreen(self.focused, general=self.GENERAL_HELP))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in _LETTER_ACTIONS and letters_owned(self.focused):
+            return False  # a form keeps its letters (forms/form_keys.py): the footer must not offer them
         # the traffic panel mounts just after the first paint: its actions wait for it
         return action not in _PANEL_ACTIONS or bool(self.query("#traffic-panel"))
 
