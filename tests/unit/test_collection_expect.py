@@ -162,3 +162,27 @@ def test_update_refreshes_values_and_keeps_patterns() -> None:
     assert updated({"error": -1}, tool_answer("5")) == {"isError": False, "text": "5"}
     # nothing pinned yet (only assertions): the answer's values are added
     assert updated({"maxMs": 100}, tool_answer("5")) == {"isError": False, "text": "5", "maxMs": 100}
+
+
+def test_simple_paths_are_walked_as_the_jsonpath_engine_would() -> None:
+    """Names and indexes are walked without the engine (a fast path): they must select the same nodes."""
+    from jsonpath import findall
+
+    from mcpx.collection.expect import _select, _steps
+
+    value = {"a": {"b": [10, {"c": None}], "x_1": True}, "list": [], "n": 0}
+    for path in [
+        "$",
+        "$.a",
+        "$.a.b[0]",
+        "$.a.b[-1].c",
+        "$.a.b[2]",
+        "$.a.b[-3]",
+        "$.nope.deeper",
+        "$.a.x_1",
+        "$.n[0]",
+    ]:
+        assert _steps(path) is not None, path
+        assert _select(path, value) == findall(path, value), path
+    for path in ["$.a.*", "$..c", "$['a']", "$.a.b[0:1]", "a.b"]:
+        assert _steps(path) is None, path

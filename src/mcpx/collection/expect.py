@@ -21,6 +21,7 @@ structural diff `mcpx diff` uses.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -286,17 +287,57 @@ def _many(path: str) -> bool:
 
 def singular(path: str) -> bool:
     """An RFC 9535 singular query: it selects at most one node (`$.a.b`, `$.a[0]`)."""
-    from jsonpath import compile
-
-    query = compile(path)
+    if _steps(path) is not None:
+        return True
+    query = _compiled(path)
     # a union of paths (`$.a | $.b`, python-jsonpath's extension) is never singular
     return bool(getattr(query, "singular_query", lambda: False)())
 
 
-def _select(path: str, value: Any) -> list[Any]:
+@functools.lru_cache(maxsize=1024)
+def _compiled(path: str) -> Any:
+    """A path compiled once: a collection's tests repeat their paths (and compiling is most of a check)."""
     from jsonpath import compile
 
-    return list(compile(path).findall(value))
+    return compile(path)
+
+
+#: one step of a path made only of names and indexes: `.name` or `[3]` / `[-1]`
+_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(-?\d+)\]")
+
+
+@functools.lru_cache(maxsize=1024)
+def _steps(path: str) -> tuple[str | int, ...] | None:
+    """The names and indexes of a simple path (`$.structuredContent.rows[0].id`), or None for any other.
+
+    Such paths — most of what tests say — are walked directly: the JSONPath engine builds a match object
+    and a normalized path per node, which made checking cost more than the call (docs/performance.md)."""
+    if not path.startswith("$"):
+        return None
+    steps: list[str | int] = []
+    position = 1
+    while position < len(path):
+        step = _STEP.match(path, position)
+        if step is None:
+            return None
+        name, index = step.groups()
+        steps.append(name if name is not None else int(index))
+        position = step.end()
+    return tuple(steps)
+
+
+def _select(path: str, value: Any) -> list[Any]:
+    steps = _steps(path)
+    if steps is None:
+        return list(_compiled(path).findall(value))
+    for step in steps:
+        if isinstance(step, int):
+            if not isinstance(value, list) or not -len(value) <= step < len(value):
+                return []
+        elif not isinstance(value, dict) or step not in value:
+            return []
+        value = value[step]
+    return [value]
 
 
 def _match(where: str, matcher: Any, nodes: list[Any], *, many: bool = False) -> Iterator[Difference]:
@@ -324,10 +365,10 @@ def _match(where: str, matcher: Any, nodes: list[Any], *, many: bool = False) ->
 
 
 def _equal(where: str, wanted: Any, actual: Any) -> Iterator[Difference]:
-    from mcpx.record.jsondiff import diff, format_path
-
     if _same(wanted, actual):
         return
+    from mcpx.record.jsondiff import diff, format_path
+
     changes = diff(wanted, actual, parse_strings=False)
     if not changes or (len(changes) == 1 and not changes[0].path):
         yield Difference(where, wanted, actual)

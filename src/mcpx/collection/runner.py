@@ -25,6 +25,7 @@ from mcpx.collection.expect import Answer, Difference, ErrorAnswer, evaluate
 from mcpx.collection.model import Collection, TestCase
 from mcpx.errors import ConnectError, McpxError, RequestTimeoutError, RpcError
 from mcpx.protocol.client import Client
+from mcpx.protocol.names import LIST_OF_METHOD
 from mcpx.protocol.options import SessionOptions
 from mcpx.protocol.session import open_session
 from mcpx.wire.traffic import TrafficLog
@@ -170,8 +171,6 @@ async def run_collection(collection: Collection, options: SessionOptions | None 
 
 
 async def _ask(client: Client, test: TestCase) -> Answer:
-    from mcpx.protocol.names import LIST_OF_METHOD
-
     timeout: Any = test.timeout if test.timeout is not None else "default"
     answer = Answer(test.method)
     if test.expect.get("outputSchema") is True and test.tool is not None:

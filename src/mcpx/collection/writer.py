@@ -61,7 +61,7 @@ def append_test(path: str | Path, test: Mapping[str, Any], *, server: Any = None
 
 
 def append_to_text(text: str, test: Mapping[str, Any], path: Path) -> str:
-    _, root = compose(text, path)
+    _, root = compose(text, path, exact=True)
     if not isinstance(root, yaml.MappingNode) or root.flow_style:
         raise CollectionError(f"{path}: a test can only be added to a collection written as a block mapping")
     item = render([ordered(test)])
@@ -95,7 +95,7 @@ def update_expectations(path: str | Path, updates: Mapping[int, Mapping[str, Any
 
 
 def update_text(text: str, updates: Mapping[int, Mapping[str, Any]], path: Path) -> str:
-    _, root = compose(text, path)
+    _, root = compose(text, path, exact=True)
     items: list[yaml.Node] = []
     if isinstance(root, yaml.MappingNode):
         for key, value in root.value:
