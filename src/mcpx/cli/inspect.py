@@ -5,6 +5,7 @@ Textual is imported only here, when the command runs, so the other commands star
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -40,6 +41,13 @@ def command(
             "--watch-path", help="With --watch: a folder or file to watch (default: the script's folder)."
         ),
     ] = None,
+    tests: Annotated[
+        str | None,
+        typer.Option(
+            "--tests",
+            help="The collection Save as test writes and Run tests runs (default: beside the script).",
+        ),
+    ] = None,
     attach: Annotated[
         bool,
         typer.Option(
@@ -63,6 +71,7 @@ def command(
     try:
         recording = None
         plan = None
+        collection = Path(tests).resolve() if tests else None
         if workspace:
             from mcpx.cli.ls import configured
 
@@ -84,7 +93,7 @@ def command(
             if watch or watch_path:
                 from mcpx.watch.loop import WatchPlan
 
-                plan = WatchPlan.for_spec(spec, watch_path or ())
+                plan = WatchPlan.for_spec(spec, watch_path or (), tests=tests)
         overrides: dict[str, Any] = {
             "protocol_era": protocol_era,
             "protocol_version": connection.protocol_version,
@@ -109,7 +118,11 @@ def command(
 
     roots = roots_from_flags(root)
     if spec is not None:
-        raise typer.Exit(run_inspect(spec, settings=settings, recording=recording, roots=roots, watch=plan))
+        raise typer.Exit(
+            run_inspect(
+                spec, settings=settings, recording=recording, roots=roots, watch=plan, tests=collection
+            )
+        )
     from mcpx.tui import run_workspace
     from mcpx.workspace.manager import Workspace
 

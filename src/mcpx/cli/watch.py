@@ -152,7 +152,10 @@ class Printer:
         if self.fmt == "json":
             self._json("changed", paths=list(event.batch.paths), tests_only=event.tests_only)
         else:
-            self._say(f"changed: {what} → {'running the tests again' if event.tests_only else 'restarting'}")
+            then = "restarting"
+            if event.tests_only:
+                then = "running the tests again" if self.plan.tests is not None else "not the server's source"
+            self._say(f"changed: {what} → {then}")
 
     def _started(self, event: Any) -> None:
         from mcpx.watch.report import counts, lines, summary

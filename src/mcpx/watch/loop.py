@@ -231,8 +231,10 @@ class Watcher:
         self.on_event(ServerStarted(cycle, snapshot, diff, stop_seconds, start_seconds, list_seconds))
         await self._run_tests(cycle, client)
 
-    def _tests_only(self, batch: ChangeBatch) -> bool:
-        return self.plan.tests is not None and batch.only_collections
+    @staticmethod
+    def _tests_only(batch: ChangeBatch) -> bool:
+        """Only collection files changed: they are not the server's source (Save as test writes one)."""
+        return batch.only_collections
 
     def _failed(self, cycle: int, error: McpxError, traffic: TrafficLog, *, started: bool) -> None:
         ending = Ending.of(error, traffic)

@@ -1,6 +1,9 @@
-"""`mcpx inspect --watch` in Pilot: a real SDK server in a temporary folder, edited under the app — a broken
-edit told on the watch bar, the fix restarting the server through the app's own reconnect, the catalogue
-diff in a notification and on the bar, and no server left when the app quits."""
+"""The edit–test loop of the inspector in Pilot, on a real SDK server in a temporary folder: a call saved as a
+test (ctrl+t: the collection beside the script is created, and loads), the collection run from the palette
+(pass/fail per test), then `--watch`: a broken edit told on the watch bar, the fix restarting the server
+through the app's own reconnect, the catalogue diff in a notification and on the bar, the collection run
+again (now failing, and said so), and no server left when the app quits. One story, one server start per
+step: an SDK start costs a second of CPU."""
 
 from __future__ import annotations
 
@@ -9,9 +12,12 @@ from pathlib import Path
 
 from scripted import wait_for
 
+from mcpx.collection.model import load_collection
 from mcpx.target import resolve_target
+from mcpx.tui.history.call_history import CallHistory
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.app import make_app
+from mcpx.tui.testing.tests_screen import TestsScreen
 from mcpx.tui.testing.watch_bar import WatchBar
 from mcpx.watch.loop import WatchPlan
 
@@ -47,7 +53,7 @@ def group_alive(pgid: int) -> bool:
     return True
 
 
-async def test_inspect_watch_restarts_on_edits_and_tells_the_diff(tmp_path: Path) -> None:
+async def test_save_as_test_run_tests_and_watch_restarts_on_edits(tmp_path: Path) -> None:
     script = tmp_path / "server.py"
     script.write_text(SERVER)
     spec = resolve_target(str(script))
@@ -62,6 +68,38 @@ async def test_inspect_watch_restarts_on_edits_and_tells_the_diff(tmp_path: Path
         assert app.client is not None
         pids.append(app.client.session.describe()["pid"])
 
+        # Save as test: the call's answer becomes the expectation, in server.mcpx.yaml beside the script
+        history = app.query_one(CallHistory)
+        app.request_tool_call("add", {"a": 2, "b": 3}, run=True)
+        await wait_for(pilot, lambda: len(history.calls) == 1, CONNECT)
+        await pilot.press("ctrl+t")
+        collection = tmp_path / "server.mcpx.yaml"
+        await wait_for(pilot, collection.exists)
+        loaded = load_collection(collection)
+        assert loaded.server is not None and loaded.server.target == "./server.py"
+        assert [(t.name, t.params, t.expect) for t in loaded.tests] == [
+            ('add {"a":2,"b":3}', {"name": "add", "arguments": {"a": 2, "b": 3}},
+             {"isError": False, "structuredContent": {"result": "5"}}),
+        ]  # fmt: skip
+        await wait_for(pilot, lambda: any(n.title == "Saved as test" for n in app._notifications))
+        told = [n for n in app._notifications if n.title == "Saved as test"]
+        assert str(collection) in told[-1].message
+        # the file written is a change of a collection, not of the server's source: no restart
+        await wait_for(pilot, lambda: bar.tests_runs == 1, CONNECT)
+        assert "tests: 1 passed" in str(bar.render()) and app.session.attempt == 1
+
+        # Run tests from the palette: pass/fail per test, on the app's own connection
+        await pilot.press("ctrl+p", *"Run tests")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, TestsScreen) and app.screen.runs == 1, CONNECT)
+        screen = app.screen
+        assert isinstance(screen, TestsScreen)
+        assert [r.status for r in screen.results] == ["passed"]
+        assert "1 passed" in str(screen.query_one("#tests-status").render())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, TestsScreen))
+
         script.write_text(SERVER.replace("# more tools", "syntax error("))
         await wait_for(pilot, lambda: bar.has_class("-failed"), CONNECT)
         assert app.session.attempt == 2 and app.session.state == "exited"
@@ -72,10 +110,15 @@ async def test_inspect_watch_restarts_on_edits_and_tells_the_diff(tmp_path: Path
         assert app.session.attempt == 3 and app.session.state == "connected"
         assert [tool.name for tool in app.catalog.tools or ()] == ["add", "mul"]
         assert "tools: +1 ~1" in str(bar.render()) and bar.has_class("-changed")
+        await wait_for(pilot, lambda: any(n.title.startswith("Restarted") for n in app._notifications))
         told = [n for n in app._notifications if n.title.startswith("Restarted")]
         assert told and '$.inputSchema.properties.b.type: "integer" → "number"' in told[-1].message
         changes = [e.raw for e in app.traffic if e.raw.startswith("watch: ")]
         assert changes == ["watch: server.py changed", "watch: server.py changed"]
+        # the collection again, on the new server: add(2, 3.0) answers "5.0" now
+        await wait_for(pilot, lambda: bar.tests_runs == 2, CONNECT)
+        assert "tests: 1 failed" in str(bar.render()) and bar.has_class("-failed")
+        await wait_for(pilot, lambda: any(n.title == "1 test failing" for n in app._notifications))
         assert app.client is not None
         pids.append(app.client.session.describe()["pid"])
 

@@ -53,6 +53,8 @@ class CallRecord:
     size: int | None
     #: seconds since the session's first event
     at: float
+    #: the JSON-RPC error code when the server answered with an error (None: a result, or no answer)
+    error_code: int | None = None
 
     @property
     def status(self) -> str:
@@ -165,11 +167,21 @@ server's arguments after `--`), **x** as the official inspector's `--cli` line, 
         at = self.context.clock() - session_start(self.context.traffic)
         error = None
         result = None
+        code = getattr(outcome, "error_code", None) if isinstance(outcome, BaseException) else None
         if isinstance(outcome, BaseException):
             error = getattr(outcome, "message", None) or f"{type(outcome).__name__}: {outcome}"
         else:
             result = outcome.raw if hasattr(outcome, "raw") and not isinstance(outcome, Mapping) else outcome
-        call = CallRecord(tool, dict(arguments or {}), result, error, latency, size, max(at, 0.0))
+        call = CallRecord(
+            tool,
+            dict(arguments or {}),
+            result,
+            error,
+            latency,
+            size,
+            max(at, 0.0),
+            code if isinstance(code, int) else None,
+        )
         self.calls.append(call)
         self._refresh_list(select=call)
         return call

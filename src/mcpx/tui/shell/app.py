@@ -104,6 +104,8 @@ class InspectApp(App[int]):
     TITLE = "mcpx inspect"
     #: `mcpx inspect --watch`: the files to watch and the collection to run again (None: no watching)
     watch_plan: WatchPlan | None = None
+    #: `--tests FILE`: the collection "Save as test" writes to (None: the one beside the server's script)
+    collection_file: Path | None = None
     GENERAL_HELP: ClassVar[str] = GENERAL
     """The help screen's first part (what this app is; `mcpx replay` has its own)."""
     COMMANDS = App.COMMANDS | {InspectCommands}
@@ -126,6 +128,14 @@ class InspectApp(App[int]):
         ),
         Binding(
             "ctrl+r", "call_tool", "Call", show=False, id="call-selected-tool", tooltip="Call the tool shown"
+        ),
+        Binding(
+            "ctrl+t",
+            "save_as_test",
+            "Save as test",
+            show=False,
+            id="save-as-test",
+            tooltip="Call → collection",
         ),
         *(
             Binding(
@@ -616,6 +626,16 @@ class InspectApp(App[int]):
         await client.set_logging_level(level)
         self.notify(f"Log level set to {level}.")
 
+    def action_save_as_test(self) -> None:
+        from mcpx.tui.shell.test_actions import save_as_test
+
+        save_as_test(self)
+
+    def action_run_tests(self) -> None:
+        from mcpx.tui.shell.test_actions import run_tests
+
+        run_tests(self)
+
     def action_save_recording(self) -> None:
         from mcpx.tui.shell.save_recording_screen import save_session
 
@@ -686,6 +706,7 @@ def run_inspect(
     recording: Any = None,
     roots: list[dict[str, Any]] | None = None,
     watch: WatchPlan | None = None,
+    tests: Path | None = None,
     **_: Any,
 ) -> int:
     """Run the inspector on `spec` until the user quits; the exit code for the CLI (0: quit normally).
@@ -694,6 +715,7 @@ def run_inspect(
     closed after it stopped; a write that fails is told on screen, not on the terminal under the TUI."""
     app = make_app(spec, settings=settings if settings is not None else InspectSettings.load(), roots=roots)
     app.watch_plan = watch
+    app.collection_file = tests if tests is not None else watch.tests if watch is not None else None
     if recording is not None:
         recording.attach(
             app.traffic,

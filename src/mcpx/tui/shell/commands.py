@@ -68,6 +68,16 @@ class InspectCommands(Provider):
                 "Open the next elicitation or sampling request the server is waiting on",
             ),
             (
+                "Save call as test",
+                app.action_save_as_test,
+                "The call in History (or the newest) into the server's collection, its answer expected",
+            ),
+            (
+                "Run tests",
+                app.action_run_tests,
+                "Run the server's collection (*.mcpx.yaml): pass or fail per test",
+            ),
+            (
                 "Check the server (mcpx check)",
                 app.action_show_check,
                 "Run the protocol checks on this connection; enter on a finding shows its exchange",

@@ -4,12 +4,14 @@ and run the collection again after a restart or when only the collection changed
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Container
 
+from mcpx.errors import McpxError
 from mcpx.tui.testing.watch_bar import WatchBar
 from mcpx.watch.loop import WatchPlan
 
@@ -44,10 +46,37 @@ class WatchDock(Container):
     @on(WatchBar.Restarted)
     def _restarted(self, event: WatchBar.Restarted) -> None:
         event.stop()
+        self._run_tests()
 
     @on(WatchBar.TestsChanged)
     def _tests_changed(self, event: WatchBar.TestsChanged) -> None:
         event.stop()
+        self._run_tests()
+
+    def _run_tests(self) -> None:
+        """The collection again, when the server has one: in the Tests screen when it is open, else in the
+        background with the outcome on the bar."""
+        from mcpx.tui.shell.test_actions import collection_path
+        from mcpx.tui.testing.tests_screen import TestsScreen
+
+        app = self.inspector
+        path = collection_path(app)
+        if path is None or not path.is_file():
+            return
+        if isinstance(app.screen, TestsScreen):
+            app.screen.action_run()
+            return
+        self.run_worker(self._tests(path), name="watch: tests", group="watch-tests", exclusive=True)
+
+    async def _tests(self, path: Path) -> None:
+        from mcpx.tui.testing.runs import run_tests
+
+        try:
+            results = await run_tests(path, self.inspector.client)
+        except McpxError as exc:
+            self.bar.show_tests(None, exc.message)
+            return
+        self.bar.show_tests(results)
 
 
 def mount_watch(app: InspectApp, plan: WatchPlan) -> None:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.message import Message
@@ -22,6 +23,7 @@ from textual.widgets import Static
 
 from mcpx.record.catalog import Snapshot, SnapshotDiff, compare
 from mcpx.tui.session_state import KINDS, Lists, SessionState
+from mcpx.tui.testing.tests_screen import summary as tests_summary
 from mcpx.tui.widgets.event_list_view import printable
 from mcpx.watch.changes import ChangeBatch, file_changes
 from mcpx.watch.loop import WatchPlan
@@ -97,6 +99,8 @@ class WatchBar(Static):
         self.waiting_for: int | None = None
         self.changed_at: float | None = None
         self.restarts = 0
+        self.tests_runs = 0
+        self._said = ""
         self._stop = threading.Event()
         self._where = ", ".join(printable(str(root)) for root in plan.roots)
 
@@ -110,7 +114,7 @@ class WatchBar(Static):
     async def _follow(self) -> None:
         async for batch in file_changes(self.plan.roots, quiet_ms=self.plan.quiet_ms, stop=self._stop):
             what = printable(batch.describe(self.plan.roots))
-            if self.plan.tests is not None and batch.only_collections and self.waiting_for is None:
+            if batch.only_collections and self.waiting_for is None:  # tests, not the server's source
                 self._show(f"{what} changed: running the tests again")
                 self.post_message(self.TestsChanged(self, batch))
                 continue
@@ -159,5 +163,29 @@ class WatchBar(Static):
             self.notify("The catalogue is the same.", title="Restarted", timeout=4)
         self.post_message(self.Restarted(self, diff))
 
-    def _show(self, text: str) -> None:
-        self.update(Text("⟳ " + text, no_wrap=True, overflow="ellipsis"))
+    def show_tests(self, results: Sequence[Any] | None, error: str | None = None) -> None:
+        """What the collection said after the restart (or a change to it): on the bar, and failures in a
+        notification."""
+        self.tests_runs += 1
+        if results is None:
+            self._show(self._said, f"tests could not run: {printable(error or '?')}")
+            self.set_class(True, "-failed")
+            return
+        failing = [r for r in results if not r.ok]
+        self._show(self._said, f"tests: {tests_summary(results)}")
+        self.set_class(bool(failing), "-failed")
+        if failing:
+            names = "\n".join(f"✗ {printable(r.test.name)}" for r in failing[:5])
+            more = f"\n… {len(failing) - 5} more" if len(failing) > 5 else ""
+            self.notify(
+                f"{names}{more}\nctrl+p › Run tests shows what differs.",
+                title=f"{len(failing)} test{'s' if len(failing) != 1 else ''} failing",
+                severity="error",
+                timeout=10,
+                markup=False,
+            )
+
+    def _show(self, text: str, tests: str = "") -> None:
+        self._said = text
+        shown = f"⟳ {text}" + (f" · {tests}" if tests else "")
+        self.update(Text(shown, no_wrap=True, overflow="ellipsis"))
