@@ -168,7 +168,7 @@ def test_simple_paths_are_walked_as_the_jsonpath_engine_would() -> None:
     """Names and indexes are walked without the engine (a fast path): they must select the same nodes."""
     from jsonpath import findall
 
-    from mcpx.collection.expect import _select, _steps
+    from mcpx.collection.paths import select, steps
 
     value = {"a": {"b": [10, {"c": None}], "x_1": True}, "list": [], "n": 0}
     for path in [
@@ -182,7 +182,7 @@ def test_simple_paths_are_walked_as_the_jsonpath_engine_would() -> None:
         "$.a.x_1",
         "$.n[0]",
     ]:
-        assert _steps(path) is not None, path
-        assert _select(path, value) == findall(path, value), path
+        assert steps(path) is not None, path
+        assert select(path, value) == findall(path, value), path
     for path in ["$.a.*", "$..c", "$['a']", "$.a.b[0:1]", "a.b"]:
-        assert _steps(path) is None, path
+        assert steps(path) is None, path

@@ -203,3 +203,17 @@ tests:
     long = {"structuredContent": {"rows": [{"id": i, "name": f"row {i}"} for i in range(3)]}}
     update_expectations(path, {2: long})
     assert load_collection(path).tests[2].expect == long
+
+
+def test_a_server_of_a_config_file_beside_the_collection(tmp_path: Path) -> None:
+    (tmp_path / "mcp.json").write_text(
+        '{"mcpServers": {"calc": {"command": "calc-server", "args": ["--fast"]}, "other": {"command": "x"}}}',
+        encoding="utf-8",
+    )
+    collection = load_collection(write(tmp_path, "server: {config: mcp.json, server: calc}\n"))
+    spec = collection.server.spec()
+    assert spec.command == ["calc-server", "--fast"] and spec.cwd == str(tmp_path)
+    with pytest.raises(
+        CollectionError, match=r"defines 2 servers; name one: \{config: …, server: NAME\}: calc, other"
+    ):
+        load_collection(write(tmp_path, "server: {config: mcp.json}\n")).server.spec()

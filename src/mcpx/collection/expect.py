@@ -21,11 +21,12 @@ structural diff `mcpx diff` uses.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from mcpx.collection.paths import compiled, select, singular
 
 #: the keys `expect` may have
 EXPECT_KEYS: tuple[str, ...] = ("isError", "text", "contains", "matches", "json", "structuredContent")
@@ -155,10 +156,10 @@ def check_expect(expect: Any) -> list[str]:
 
 
 def _check_path(path: str) -> list[str]:
-    from jsonpath import JSONPathError, compile
+    from jsonpath import JSONPathError
 
     try:
-        compile(path)
+        compiled(path)
     except JSONPathError as exc:
         first = str(exc).splitlines()[0]
         return [f"expect.json: {path!r} is not a JSONPath ({first})"]
@@ -228,7 +229,7 @@ def evaluate(expect: Mapping[str, Any] | None, answer: Answer) -> Iterator[Diffe
     if "structuredContent" in expect:
         yield from _match("structuredContent", expect["structuredContent"], [structured] if present else [])
     for path, matcher in (expect.get("json") or {}).items():
-        yield from _match(f"json {path}", matcher, _select(str(path), result), many=_many(str(path)))
+        yield from _match(f"json {path}", matcher, select(str(path), result), many=not singular(str(path)))
     if expect.get("outputSchema") is True:
         yield from _schema(answer, structured, present)
     if "maxMs" in expect:
@@ -278,66 +279,6 @@ def _schema(answer: Answer, structured: Any, present: bool) -> Iterator[Differen
     is_error = isinstance(answer.result, dict) and answer.result.get("isError") is True
     for where, message in output_mismatches(schema, structured, present=present, is_error=is_error):
         yield Difference(f"outputSchema {where}", "conforms", message)
-
-
-def _many(path: str) -> bool:
-    """A path that can select several nodes (not an RFC 9535 singular query) compares as a list."""
-    return not singular(path)
-
-
-def singular(path: str) -> bool:
-    """An RFC 9535 singular query: it selects at most one node (`$.a.b`, `$.a[0]`)."""
-    if _steps(path) is not None:
-        return True
-    query = _compiled(path)
-    # a union of paths (`$.a | $.b`, python-jsonpath's extension) is never singular
-    return bool(getattr(query, "singular_query", lambda: False)())
-
-
-@functools.lru_cache(maxsize=1024)
-def _compiled(path: str) -> Any:
-    """A path compiled once: a collection's tests repeat their paths (and compiling is most of a check)."""
-    from jsonpath import compile
-
-    return compile(path)
-
-
-#: one step of a path made only of names and indexes: `.name` or `[3]` / `[-1]`
-_STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(-?\d+)\]")
-
-
-@functools.lru_cache(maxsize=1024)
-def _steps(path: str) -> tuple[str | int, ...] | None:
-    """The names and indexes of a simple path (`$.structuredContent.rows[0].id`), or None for any other.
-
-    Such paths — most of what tests say — are walked directly: the JSONPath engine builds a match object
-    and a normalized path per node, which made checking cost more than the call (docs/performance.md)."""
-    if not path.startswith("$"):
-        return None
-    steps: list[str | int] = []
-    position = 1
-    while position < len(path):
-        step = _STEP.match(path, position)
-        if step is None:
-            return None
-        name, index = step.groups()
-        steps.append(name if name is not None else int(index))
-        position = step.end()
-    return tuple(steps)
-
-
-def _select(path: str, value: Any) -> list[Any]:
-    steps = _steps(path)
-    if steps is None:
-        return list(_compiled(path).findall(value))
-    for step in steps:
-        if isinstance(step, int):
-            if not isinstance(value, list) or not -len(value) <= step < len(value):
-                return []
-        elif not isinstance(value, dict) or step not in value:
-            return []
-        value = value[step]
-    return [value]
 
 
 def _match(where: str, matcher: Any, nodes: list[Any], *, many: bool = False) -> Iterator[Difference]:

@@ -75,7 +75,13 @@ class ServerRef:
             from mcpx.workspace.config import pick_server
 
             assert self.config is not None
-            spec = pick_server(self._path(self.config), self.server)
+            try:
+                spec = pick_server(self._path(self.config), self.server)
+            except UsageError as exc:  # said for the command line: a collection names it otherwise
+                message = exc.message.replace(
+                    "choose one with --server", "name one: {config: …, server: NAME}"
+                )
+                raise CollectionError(message) from None
         else:
             assert self.target is not None
             target = self.target

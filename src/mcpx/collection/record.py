@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mcpx.collection.expect import Answer, operator, singular
+from mcpx.collection.expect import Answer, operator
+from mcpx.collection.paths import select, singular
 
 #: keys whose value is a copy of the answer (refreshed by --update); the rest are assertions kept as written
 VALUE_KEYS = ("isError", "text", "structuredContent", "error", "json")
@@ -76,15 +77,12 @@ def _error_form(old: Any, answer: Answer) -> Any:
 
 def _paths(paths: Mapping[str, Any], result: Any) -> dict[str, Any]:
     """Each equality path's value as the result has it now (operators kept as written)."""
-    from jsonpath import compile
-
     out: dict[str, Any] = {}
     for path, matcher in paths.items():
         if operator(matcher) is not None and operator(matcher)[0] != "equals":  # type: ignore[index]
             out[path] = matcher
             continue
-        query = compile(str(path))
-        nodes = list(query.findall(result))
+        nodes = select(str(path), result)
         if singular(str(path)):
             if not nodes:
                 out[path] = matcher  # gone: left for the user to see fail
