@@ -200,6 +200,16 @@ tests:
 """
     )
     assert path.read_text(encoding="utf-8") == new
+    # a test written as one flow mapping stays one
+    flow = write(
+        tmp_path,
+        "server: x\ntests:\n  - {name: a, call: b, expect: {text: old}}  # short\n  - {name: c, call: d}\n",
+        "flow.mcpx.yaml",
+    )
+    assert update_expectations(flow, {0: {"text": "new"}, 1: {"isError": True}}) == (
+        "server: x\ntests:\n  - {name: a, call: b, expect: {text: new}}  # short\n"
+        "  - {name: c, call: d, expect: {isError: true}}\n"
+    )
     long = {"structuredContent": {"rows": [{"id": i, "name": f"row {i}"} for i in range(3)]}}
     update_expectations(path, {2: long})
     assert load_collection(path).tests[2].expect == long

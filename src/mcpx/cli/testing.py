@@ -146,7 +146,10 @@ async def _run_file(path: Path, settings: Settings) -> FileRun:
         run.error = exc
     run.seconds = time.perf_counter() - started
     if settings.update and run.collection is not None and run.results:
-        run.diff = _update(run)
+        try:
+            run.diff = _update(run)
+        except (McpxError, OSError) as exc:  # a file it cannot write: that file's error, the others go on
+            run.error = exc if isinstance(exc, McpxError) else UsageError(f"cannot update {path}: {exc}")
         if run.diff:
             _judge_again(run)
     return run

@@ -75,7 +75,7 @@ def append_to_text(text: str, test: Mapping[str, Any], path: Path) -> str:
             return text[:at] + "\n" + _indent(item, column).rstrip("\n") + text[at:]
         # `tests:` with nothing, `tests: []` or a flow list: that value becomes a block list
         existing = value.value if isinstance(value, yaml.SequenceNode) else []
-        tests = [*_constructed(existing, text, path), ordered(test)]
+        tests = [*_constructed(existing), ordered(test)]
         block = _indent(render(tests), key.start_mark.column + 2).rstrip("\n")
         start = key.end_mark.index + 1  # after the colon
         end = _last_end(value, text) if existing or not _is_null(value) else start
@@ -111,9 +111,15 @@ def update_text(text: str, updates: Mapping[int, Mapping[str, Any]], path: Path)
             continue
         test = items[index]
         if getattr(test, "flow_style", False):
-            raise CollectionError(
-                f"{path}:{test.start_mark.line + 1}: a test written in flow style cannot be updated"
+            # `- {name: a, call: b}` stays one flow mapping, its expect replaced (a flow mapping holds no
+            # comments, so writing it anew loses nothing but spacing)
+            (data,) = _constructed([test])
+            data["expect"] = dict(expect)
+            flow = yaml.safe_dump(
+                data, default_flow_style=True, sort_keys=False, allow_unicode=True, width=10**6
             )
+            edits.append((test.start_mark.index, test.end_mark.index, flow.strip()))
+            continue
         rendered = render({"expect": dict(expect)}).rstrip("\n")
         found = [(k, v) for k, v in test.value if isinstance(k, yaml.ScalarNode) and k.value == "expect"]
         if found:
@@ -131,7 +137,7 @@ def update_text(text: str, updates: Mapping[int, Mapping[str, Any]], path: Path)
     return text
 
 
-def _constructed(nodes: list[yaml.Node], text: str, path: Path) -> list[Any]:
+def _constructed(nodes: list[yaml.Node]) -> list[Any]:
     loader = yaml.SafeLoader("")
     try:
         return [loader.construct_document(n) for n in nodes]
