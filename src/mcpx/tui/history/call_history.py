@@ -81,6 +81,8 @@ call shows its arguments and result. **R** runs it again, **l** loads its argume
 form, **s** saves it for this server (kept across sessions; also in the command palette, ctrl+p),
 **delete** forgets a saved call. **c** copies it as an `mcpx call …` command (runnable as is, the
 server's arguments after `--`), **x** as the official inspector's `--cli` line, **j** as JSON-RPC.
+**ctrl+t** saves it as a test: into the server's collection (`server.mcpx.yaml` beside its script), its
+answer as the expectation; "Run tests" in the palette runs them.
 """
     BINDING_GROUP_TITLE = "History"
     BINDINGS: ClassVar[list[BindingType]] = [

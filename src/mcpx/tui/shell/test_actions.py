@@ -100,4 +100,4 @@ def run_tests(app: InspectApp) -> None:
             markup=False,
         )
         return
-    app.push_screen(TestsScreen(path, lambda: run(path, app.client)))
+    app.push_screen(TestsScreen(path, lambda: run(path, app.client), clock=app.clock))

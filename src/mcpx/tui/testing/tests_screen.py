@@ -76,10 +76,12 @@ class TestsScreen(ModalScreen[None]):
     TestsScreen #tests-results { height: 1fr; }
     """
 
-    def __init__(self, path: Path, run: Run) -> None:
+    def __init__(self, path: Path, run: Run, *, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
         self.path = path
         self.run = run
+        #: times the run (a virtual clock in snapshots)
+        self.clock = clock
         self.results: list[Any] = []
         self.runs = 0
 
@@ -99,7 +101,7 @@ class TestsScreen(ModalScreen[None]):
         self.run_worker(self._run(), name="run tests", group="tests", exclusive=True, exit_on_error=False)
 
     async def _run(self) -> None:
-        started = time.monotonic()
+        started = self.clock()
         try:
             results = list(await self.run())
         except McpxError as exc:
@@ -107,7 +109,7 @@ class TestsScreen(ModalScreen[None]):
             return
         self.results = results
         self.runs += 1
-        seconds = time.monotonic() - started
+        seconds = self.clock() - started
         passed = all(result.ok for result in results)
         self._status(f"{summary(results)} ({seconds:.2f} s)", passed)
         self.query_one("#tests-lines", Static).update(results_text(results))
