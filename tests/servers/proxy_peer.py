@@ -5,7 +5,8 @@ what a well-behaved SDK never would, so the test can see the proxy relay it unto
 - `tools/call` `echo` {text}: the text back; `env`: the value of $API_TOKEN (a secret the host passed in
   the server's env); `garble`: first a frame that is not JSON and one with invalid UTF-8, then the answer;
   `die`: three stderr lines and exit 3 without answering; `flood` {count, size}: that many log
-  notifications of that size, then $PROXY_PEER_FLOODED is created, then the answer.
+  notifications of that size, then $PROXY_PEER_FLOODED is created, then the answer; `crlf`: a log
+  notification, a blank line and the answer, each ended with CRLF (as a Windows-minded server writes).
 - A line that is not JSON: a -32700 error with id null, as JSON-RPC says.
 - With $PROXY_PEER_DEAF set it reads nothing at all (a server that stopped reading its stdin).
 - Every line read is appended, exactly as its bytes came, to $PROXY_PEER_SEEN when set (what the server
@@ -65,6 +66,16 @@ def tool(rid: object, params: dict) -> None:
         if os.environ.get("PROXY_PEER_FLOODED"):
             open(os.environ["PROXY_PEER_FLOODED"], "w").close()
         text = "flooded"
+    elif name == "crlf":  # not listed in tools/list: the shared tests count those
+        note = {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "data": "crlf"},
+        }
+        answer = {"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "crlf"}]}}
+        out.write(json.dumps(note).encode() + b"\r\n\r\n" + json.dumps(answer).encode() + b"\r\n")
+        out.flush()
+        return
     elif name == "die":
         for line in ("working on it", "still working", "FATAL: the disk is on fire"):
             sys.stderr.write(line + "\n")

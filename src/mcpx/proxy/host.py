@@ -2,8 +2,10 @@
 
 Frames are cut at newlines and handed on as the exact bytes the host wrote (a trailing `\\r` included),
 from the event loop's read callback itself: no reader task to wake per frame, which is most of what a
-relay costs. stdin and stdout may be pipes (what hosts use) or anything else a shell gives (a file, a
-terminal): the same split as `transports.stdio_server` makes.
+relay costs. A relay to a stdio server takes each chunk whole first (`forward`), so the server reads the
+host's bytes exactly (blank lines and line endings included) and before the proxy logs them; the server's
+chunks come back the same way (`write_raw`). stdin and stdout may be pipes (what hosts use) or anything
+else a shell gives (a file, a terminal): the same split as `transports.stdio_server` makes.
 """
 
 from __future__ import annotations
@@ -39,12 +41,17 @@ class HostEnd(Protocol):
 class _HostReader(asyncio.Protocol):
     """Cuts the host's bytes into frames (without their `\\n`) and hands each to `on_frame`."""
 
-    def __init__(self, on_frame: FrameSink, on_eof: Callable[[], None]) -> None:
+    def __init__(
+        self, on_frame: FrameSink, on_eof: Callable[[], None], on_chunk: Callable[[bytes], None] | None
+    ) -> None:
         self._on_frame = on_frame
         self._on_eof = on_eof
+        self._on_chunk = on_chunk
         self._partial: list[bytes] = []
 
     def data_received(self, data: bytes) -> None:
+        if self._on_chunk is not None:  # relayed whole, before it is framed and logged
+            self._on_chunk(data)
         start = 0
         end = data.find(b"\n")
         if end >= 0 and self._partial:
@@ -90,10 +97,12 @@ class HostSide:
         self.gone = asyncio.Event()
         #: told True when the host stops keeping up with what we write, False when it has caught up
         self.on_full: Callable[[bool], None] | None = None
+        #: takes each chunk the host writes, whole, before it is framed (set before `start`)
+        self.forward: Callable[[bytes], None] | None = None
 
     async def start(self, on_frame: FrameSink) -> None:
         loop = asyncio.get_running_loop()
-        protocol = _HostReader(on_frame, self.gone.set)
+        protocol = _HostReader(on_frame, self.gone.set, self.forward)
         if _streams(self._stdin.fileno()):
             self._read_transport, _ = await loop.connect_read_pipe(lambda: protocol, self._stdin)
         else:
@@ -135,6 +144,18 @@ class HostSide:
         if not self._scheduled:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self._flush)
+        return True
+
+    def write_raw(self, data: bytes) -> bool:
+        """Write a chunk of the server's as it came, at once (the relay between two stdio ends); False
+        once the host no longer reads. A read of the server's that held many frames is one write."""
+        writer = self._writer
+        if writer is None or writer.is_closing():
+            self.gone.set()
+            return False
+        if self._pending:
+            self._flush()
+        writer.write(data)
         return True
 
     def _flush(self) -> None:

@@ -70,17 +70,24 @@ class Proxy:
         self.say: Say = say or self._say
         self.upstream: Upstream = open_upstream(spec, self.log)
         self.host: HostEnd
+        #: stdio to stdio: the two ends that relay chunks exactly (None: frame by frame)
+        self._exact: tuple[StdioUpstream, HostSide] | None = None
         if options.listen is not None:
             from mcpx.proxy.forward import HeaderFilter
             from mcpx.proxy.listen import HttpHost
 
             self.host = HttpHost(*options.listen, self.log, HeaderFilter(options.forward_headers))
         else:
-            self.host = HostSide(options.stdin, options.stdout)
+            self.host = host = HostSide(options.stdin, options.stdout)
             # a host that stops reading holds the server back, as a pipe would: no unbounded buffer
-            self.host.on_full = self.upstream.hold
+            host.on_full = self.upstream.hold
             if isinstance(self.upstream, StdioUpstream):  # and a server that stops reading, the host
-                self.upstream.on_full = self.host.hold_input
+                self.upstream.on_full = host.hold_input
+                # stdio to stdio: bytes go on as read, each chunk whole and at once, framed and logged
+                # after (exact line endings, one write per read, nothing re-encoded)
+                self._exact = (self.upstream, host)
+                self.upstream.relay_exactly(self._to_host)
+                host.forward = self._to_server
         self.recorder: Recorder | None = None
         self.entry: SessionEntry | None = None
         self._server_gone = False
@@ -95,7 +102,27 @@ class Proxy:
         except Exception as exc:
             self._failed("relaying a frame from the host", exc)
 
+    def _to_server(self, data: bytes) -> None:
+        if self._server_gone or self._exact is None:
+            return
+        try:
+            self._exact[0].forward(data)
+        except McpxError:
+            self._server_gone = True
+        except Exception as exc:
+            self._failed("relaying the host's bytes", exc)
+
+    def _to_host(self, data: bytes) -> None:
+        if self._exact is None:
+            return
+        try:
+            self._exact[1].write_raw(data)
+        except Exception as exc:
+            self._failed("relaying the server's bytes", exc)
+
     def from_server(self, event: TrafficEvent) -> None:
+        if self._exact is not None:  # relayed with its chunk already; the log has it
+            return
         try:
             wire = event.facts.get("wire_base64")
             data = _unbase64(wire) if wire else event.raw.encode("utf-8")

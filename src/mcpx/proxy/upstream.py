@@ -4,7 +4,10 @@ Both log every frame into the session's traffic log (host → server as `out`, s
 if mcpx were the client: a proxied session reads like any recording) and hand the server's frames to
 the relay in the transport's own read callback where the transport allows it.
 
-stdio relays the host's bytes exactly (`StdioTransport.send_bytes`). HTTP POSTs the host's frame as its
+stdio relays the host's bytes exactly: between a stdio host and a stdio server (`relay_exactly`) each
+chunk read from either goes on whole, at once, and its frames are logged after (line endings, blank lines
+and all, as a pipe would carry them); behind an HTTP host each frame goes as one line
+(`StdioTransport.send_bytes`). HTTP POSTs the host's frame as its
 body; it mirrors into headers what the host's frames say (the negotiated version after `initialize`;
 in the handshake-free era each request's `Mcp-Method`, `Mcp-Name` and version from its `_meta`), which
 is what a stdio-only host cannot do itself.
@@ -83,6 +86,7 @@ class StdioUpstream:
         #: told True when the server stops reading what the host sends, False once it has caught up
         self.on_full: Callable[[bool], None] | None = None
         self._draining: asyncio.Task[None] | None = None
+        self._exact = False
 
     @property
     def transport(self) -> StdioTransport:
@@ -99,8 +103,25 @@ class StdioUpstream:
             async for event in self.transport:
                 on_frame(event)
 
+    def relay_exactly(self, to_host: Callable[[bytes], None]) -> None:
+        """Between two stdio ends: the server's chunks go to `to_host` whole as they are read (its frames
+        logged after, `\\r` kept), and the host's come in through `forward`. Set before `start()`."""
+        self._exact = True
+        self.transport.relay_output(to_host)
+
+    def forward(self, data: bytes) -> None:
+        """A chunk of the host's, written as it came (`relay_exactly`); its frames follow in `relay`."""
+        self.transport.write_raw(data)
+        self._check_backlog()
+
     def relay(self, line: bytes, headers: Mapping[str, str] | None = None) -> None:
+        if self._exact:  # already written with its chunk: logged here
+            self.transport.traffic.sent_raw(line, "stdio")
+            return
         self.transport.send_bytes(line)
+        self._check_backlog()
+
+    def _check_backlog(self) -> None:
         if self._draining is None and self.on_full is not None and self.transport.input_backlog() > BACKLOG:
             # the server is not reading: the host waits (its writes block on a full pipe), as it would
             # writing to the server itself, instead of the proxy buffering without bound

@@ -9,10 +9,15 @@ iterations: the read that resolves the caller's future, and the caller's wake-up
 Without a sink, events queue for the transport's async iterator (tests and tools that iterate a transport
 directly); reading pauses while that queue is long.
 
-Framing is exact: a frame is the bytes between two newlines (a trailing `\\r` dropped), handed to the log
-untouched — invalid UTF-8 is the decoder's business (a flagged frame), not an exception here. A line that
-arrives in many chunks is kept as a list of chunks and joined once (a 50 MB frame costs one copy, not a
-quadratic series). A line longer than `limit` is skipped to its end and reported, and the session goes on.
+A relay (`mcpx proxy`) sets `tap`: each chunk read goes to it whole, before it is framed and logged, so
+the bytes reach the other side exactly as they came (line endings, blank lines, a frame too long to
+log) and as early as they can; `exact` then keeps a frame's `\\r` in the log too.
+
+Framing is exact: a frame is the bytes between two newlines (a trailing `\\r` dropped unless `exact`),
+handed to the log untouched — invalid UTF-8 is the decoder's business (a flagged frame), not an
+exception here. A line that arrives in many chunks is kept as a list of chunks and joined once (a 50 MB
+frame costs one copy, not a quadratic series). A line longer than `limit` is skipped to its end and
+reported, and the session goes on.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from mcpx.wire import TrafficEvent, TrafficLog
 from mcpx.wire.traffic import Channel
 
 Sink = Callable[[TrafficEvent], None]
+#: takes each chunk read, whole, before it is framed (a relay's forwarding)
+Tap = Callable[[bytes], None]
 #: queued events (no sink) above which reading pauses until the iterator catches up
 QUEUE_HIGH = 256
 
@@ -36,6 +43,10 @@ class LineReader(asyncio.Protocol):
         self._channel: Channel = channel
         self._limit = limit
         self.sink = sink
+        #: a relay's: every chunk, whole, before framing (see the module's docstring)
+        self.tap: Tap | None = None
+        #: keep a frame's trailing `\r` in the log (a relay records frames byte for byte)
+        self.exact = False
         self.queue: deque[TrafficEvent] = deque()
         self._partial: list[bytes] = []
         self._partial_len = 0
@@ -58,11 +69,17 @@ class LineReader(asyncio.Protocol):
         self._transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
+        if self.tap is not None:
+            try:
+                self.tap(data)
+            except Exception as exc:
+                self._fail(exc)
+                return
         end = data.find(b"\n")
         sink = self.sink
         if end == len(data) - 1 and sink is not None and not self._partial and not self._skipped and end > 1:
             # the usual read: exactly one whole frame; straight to the log and the sink
-            line = data[:-2] if data[-2] == 13 else data[:-1]  # 13: a CRLF's \r
+            line = data[:-2] if data[-2] == 13 and not self.exact else data[:-1]  # 13: a CRLF's \r
             try:
                 sink(self._received(line, self._channel))
             except Exception as exc:
@@ -90,7 +107,8 @@ class LineReader(asyncio.Protocol):
         if self._partial or self._skipped:
             rest = self._take(b"")
             if rest.strip():
-                self._deliver(self._received(rest.rstrip(b"\r"), self._channel, {"unterminated": True}))
+                rest = rest if self.exact else rest.rstrip(b"\r")
+                self._deliver(self._received(rest, self._channel, {"unterminated": True}))
         if exc is not None and self.error is None:
             self.error = exc
         self.eof = True
@@ -125,7 +143,10 @@ class LineReader(asyncio.Protocol):
 
     def _line(self, line: bytes) -> None:
         if line[-1:] == b"\r":
-            line = line[:-1]
+            if len(line) == 1:  # a blank CRLF line is no frame
+                return
+            if not self.exact:
+                line = line[:-1]
         if line:
             self._deliver(self._received(line, self._channel))
 

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 
 from mcpx.errors import ConnectError, ServerExitedError
 from mcpx.transports import descendants
-from mcpx.transports.line_reader import LineReader, Sink
+from mcpx.transports.line_reader import LineReader, Sink, Tap
 from mcpx.wire import Message, TrafficEvent, TrafficLog
 
 # One frame may be very large (a 50 MB result is a single line); the reader buffers it whole.
@@ -111,6 +111,7 @@ class StdioTransport:
         self._closing = False
         self._exit_logged = False
         self._sink: Sink | None = None
+        self._tap: Tap | None = None
         self._stdout: LineReader | None = None
         self._mark = ""
 
@@ -168,6 +169,8 @@ class StdioTransport:
             env_keys=sorted(self.env),
         )
         self._stdout = reader = LineReader(self.traffic, "stdio", LINE_LIMIT, self._sink)
+        reader.tap = self._tap
+        reader.exact = self._tap is not None
         pipe = os.fdopen(stdout_r, "rb", buffering=0)  # the read transport owns and closes it
         pipe_transport, _ = await asyncio.get_running_loop().connect_read_pipe(lambda: reader, pipe)
         if hasattr(pipe_transport, "max_size"):
@@ -256,6 +259,23 @@ class StdioTransport:
         except (BrokenPipeError, ConnectionResetError, RuntimeError):
             raise ConnectError("the server closed its input") from None
         return event
+
+    def write_raw(self, data: bytes) -> None:
+        """Write bytes to the server's stdin as they are, logging nothing (a relay forwarding a chunk of
+        its host's; it logs the frames itself). Raises `ConnectError` once the server's stdin is gone."""
+        process = self.process
+        if process is None or process.stdin is None or process.stdin.is_closing():
+            raise ConnectError("the server is not running")
+        try:
+            process.stdin.write(data)
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
+            raise ConnectError("the server closed its input") from None
+
+    def relay_output(self, tap: Tap | None) -> None:
+        """Hand each chunk of the server's stdout to `tap` as it is read, before it is framed and logged
+        (a relay forwarding it byte for byte); frames are then logged with their `\\r` kept. Set before
+        `start()`."""
+        self._tap = tap
 
     def input_backlog(self) -> int:
         """Bytes written to the server's stdin that it has not read yet (what the pipe could not take)."""

@@ -100,6 +100,7 @@ async def test_attach_follows_a_live_proxied_session(proxy: subprocess.Popen[byt
         # Check judges what was seen, nothing sent. This host slipped twice: its clientInfo has no
         # version, and it never sent notifications/initialized
         await pilot.press("C")
+        await wait_for(pilot, lambda: bool(app.query(CheckView)))  # the tab mounts its view lazily
         view = app.query_one(CheckView)
         await wait_for(pilot, lambda: view.report is not None)
         assert view.report is not None
@@ -150,6 +151,7 @@ def test_attach_check_tab_on_an_ended_session(snap_compare: Any) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await wait_for(pilot, lambda: not app.loading)
         await pilot.press("C")
+        await wait_for(pilot, lambda: bool(app.query(CheckView)))  # the tab mounts its view lazily
         view = app.query_one(CheckView)
         await wait_for(pilot, lambda: view.report is not None)
         statuses = {r.id: r.status for r in view.report.results}  # type: ignore[union-attr]
