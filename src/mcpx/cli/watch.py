@@ -93,11 +93,22 @@ async def _watch(spec: Any, options: Any, plan: Any, runner: Any, fmt: str) -> i
     printer = Printer(fmt, plan)
     watcher = Watcher(spec, options, plan, printer.event, tests=runner)
     loop = asyncio.get_running_loop()
+    printer.begin(spec.label)
+    running = asyncio.ensure_future(watcher.run())
+
+    def interrupt() -> None:
+        # mid-step too (a server that hangs while starting): the step is cancelled, its server stopped
+        watcher.stop()
+        running.cancel()
+
     # Ctrl-C is how a watch ends: stop the server and leave with 0 (replaces the handler `execute` set)
     with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-        loop.add_signal_handler(signal.SIGINT, watcher.stop)
-    printer.begin(spec.label)
-    await watcher.run()
+        loop.add_signal_handler(signal.SIGINT, interrupt)
+    try:
+        await running
+    except asyncio.CancelledError:
+        if not watcher.stopping:
+            raise  # SIGTERM/SIGHUP: `execute` says so and exits 128 + n
     printer.end(watcher.cycle)
     return 0
 

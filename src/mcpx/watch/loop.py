@@ -152,6 +152,10 @@ class Watcher:
         """End `run()` (the server is stopped on the way out). Safe from a signal handler."""
         self._stopping.set()
 
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
     async def run(self) -> None:
         """Until `stop()` (or cancellation): start, wait for a change, restart, …"""
         feeder = asyncio.create_task(self._feed(), name="mcpx watch: files")
