@@ -11,12 +11,14 @@ import os
 from pathlib import Path
 
 from scripted import wait_for
+from textual.widgets import TabbedContent
 
 from mcpx.collection.model import load_collection
 from mcpx.target import resolve_target
 from mcpx.tui.history.call_history import CallHistory
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.app import make_app
+from mcpx.tui.shell.commands import InspectCommands
 from mcpx.tui.testing.tests_screen import TestsScreen
 from mcpx.tui.testing.watch_bar import WatchBar
 from mcpx.watch.loop import WatchPlan
@@ -85,18 +87,28 @@ async def test_save_as_test_run_tests_and_watch_restarts_on_edits(tmp_path: Path
         told = [n for n in app._notifications if n.title == "Saved as test"]
         assert str(collection) in told[-1].message
         # the file written is a change of a collection, not of the server's source: no restart
-        await wait_for(pilot, lambda: bar.tests_runs == 1, CONNECT)
-        assert "tests: 1 passed" in str(bar.render()) and app.session.attempt == 1
+        await wait_for(pilot, lambda: "tests: 1 passed" in str(bar.render()), CONNECT)
+        assert app.session.attempt == 1
+
+        # from History: the highlighted call, under a name of its own
+        app.query_one("#side", TabbedContent).active = "history-tab"
+        await pilot.pause()
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: len(load_collection(collection).tests) == 2)
+        assert load_collection(collection).tests[1].name == 'add {"a":2,"b":3} (2)'
+        await wait_for(pilot, lambda: "tests: 2 passed" in str(bar.render()), CONNECT)
+        runs = bar.tests_runs
 
         # Run tests from the palette: pass/fail per test, on the app's own connection
-        await pilot.press("ctrl+p", *"Run tests")
-        await pilot.pause()
-        await pilot.press("enter")
+        # (the palette's entry runs this action; typing into the palette costs a search per key)
+        palette = {name: run for name, run, _ in InspectCommands(app.screen).commands()}
+        assert palette["Save call as test"] == app.action_save_as_test
+        palette["Run tests"]()
         await wait_for(pilot, lambda: isinstance(app.screen, TestsScreen) and app.screen.runs == 1, CONNECT)
         screen = app.screen
         assert isinstance(screen, TestsScreen)
-        assert [r.status for r in screen.results] == ["passed"]
-        assert "1 passed" in str(screen.query_one("#tests-status").render())
+        assert [r.status for r in screen.results] == ["passed", "passed"]
+        assert "2 passed" in str(screen.query_one("#tests-status").render())
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, TestsScreen))
 
@@ -116,9 +128,9 @@ async def test_save_as_test_run_tests_and_watch_restarts_on_edits(tmp_path: Path
         changes = [e.raw for e in app.traffic if e.raw.startswith("watch: ")]
         assert changes == ["watch: server.py changed", "watch: server.py changed"]
         # the collection again, on the new server: add(2, 3.0) answers "5.0" now
-        await wait_for(pilot, lambda: bar.tests_runs == 2, CONNECT)
-        assert "tests: 1 failed" in str(bar.render()) and bar.has_class("-failed")
-        await wait_for(pilot, lambda: any(n.title == "1 test failing" for n in app._notifications))
+        await wait_for(pilot, lambda: bar.tests_runs == runs + 1, CONNECT)
+        assert "tests: 2 failed" in str(bar.render()) and bar.has_class("-failed")
+        await wait_for(pilot, lambda: any(n.title == "2 tests failing" for n in app._notifications))
         assert app.client is not None
         pids.append(app.client.session.describe()["pid"])
 
