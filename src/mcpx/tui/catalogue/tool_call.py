@@ -54,7 +54,8 @@ Call the tool: fill the form (**F2** for raw JSON), then **Enter** in a field, *
 **Call** button. While the arguments do not match the schema the button says why (Enter goes on to the
 next field); **ctrl+g** (**Send anyway**) sends them as they are. A destructive tool asks first. A
 running call shows the server's progress; **Escape** or **Cancel** cancels it (the server is told). The
-result appears below the form, scrolled into view.
+result appears below the form, scrolled into view; **ctrl+t** saves the call as a test, this answer
+expected (into the server's collection, `server.mcpx.yaml` beside its script).
 """
     BINDING_GROUP_TITLE = "Tool call"
     BINDINGS: ClassVar[list[BindingType]] = [
