@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -48,3 +52,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             group = item.nodeid.split("::", 1)[0] if defs[-1].scope == "module" else f"session:{name}"
             item.add_marker(pytest.mark.xdist_group(group))
             break
+
+
+_zygote: subprocess.Popen[bytes] | None = None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Each pytest process that runs tests gets a zygote that has imported the SDK once, and the SDK
+    servers under tests/servers fork from it (tests/servers/sdk_zygote.py says why and how)."""
+    global _zygote
+    config = session.config
+    if config.getoption("dist", "no") != "no" and not hasattr(config, "workerinput"):
+        return  # the xdist controller runs no test
+    path = os.path.join(tempfile.mkdtemp(prefix="mcpx-zy"), "s")
+    script = Path(__file__).parent / "servers" / "sdk_zygote.py"
+    _zygote = subprocess.Popen(
+        [sys.executable, str(script), path], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE
+    )
+    assert _zygote.stdout is not None
+    if _zygote.stdout.readline().strip() == b"ready":
+        os.environ["MCPX_TEST_SDK_ZYGOTE"] = path
+        os.environ["MCPX_TEST_SDK_ZYGOTE_PID"] = str(_zygote.pid)
+    else:  # the servers import the SDK themselves, as without a zygote
+        _zygote.kill()
+        _zygote = None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _zygote is not None:
+        _zygote.kill()
+        _zygote.wait()

@@ -11,6 +11,10 @@ The SDK serves both eras. Run over stdio: `python tests/servers/hard_catalogue.p
 
 from __future__ import annotations
 
+import sdk_zygote
+
+sdk_zygote.hand_off()  # the SDK is imported once, by the suite's zygote (sdk_zygote.py)
+
 import json
 import warnings
 from typing import Any

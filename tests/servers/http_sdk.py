@@ -13,6 +13,10 @@ is cancelled, `cancelled` lists the tags of the `slow` calls that were.
 
 from __future__ import annotations
 
+import sdk_zygote
+
+sdk_zygote.hand_off()  # the SDK is imported once, by the suite's zygote (sdk_zygote.py)
+
 import argparse
 import warnings
 from typing import Annotated

@@ -15,6 +15,10 @@ registered with that redirect URI (a person would type its id in).
 
 from __future__ import annotations
 
+import sdk_zygote
+
+sdk_zygote.hand_off()  # the SDK is imported once, by the suite's zygote (sdk_zygote.py)
+
 import argparse
 import json
 import secrets

@@ -11,6 +11,10 @@ JSON as text (so diffs go inside the string). It speaks both eras, as the SDK do
 
 from __future__ import annotations
 
+import sdk_zygote
+
+sdk_zygote.hand_off()  # the SDK is imported once, by the suite's zygote (sdk_zygote.py)
+
 import asyncio
 import json
 import os

@@ -7,6 +7,10 @@ results (MRTR) on 2026-07-28 connections, so one server tests both eras. Run ove
 
 from __future__ import annotations
 
+import sdk_zygote
+
+sdk_zygote.hand_off()  # the SDK is imported once, by the suite's zygote (sdk_zygote.py)
+
 import sys
 from typing import Annotated
 

@@ -9,6 +9,10 @@ Run over stdio: `python tests/servers/sdk_everything.py`. `MCPX_TEST_PIDFILE` ma
 
 from __future__ import annotations
 
+import sdk_zygote
+
+sdk_zygote.hand_off()  # the SDK is imported once, by the suite's zygote (sdk_zygote.py)
+
 import asyncio
 import base64
 import os

@@ -8,6 +8,10 @@ the SDK's low-level server, which MCPServer does not do by itself); 2026-07-28 c
 
 from __future__ import annotations
 
+import sdk_zygote
+
+sdk_zygote.hand_off()  # the SDK is imported once, by the suite's zygote (sdk_zygote.py)
+
 import base64
 import warnings
 from typing import Any

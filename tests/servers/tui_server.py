@@ -6,6 +6,10 @@ at several levels and one that dies with exit code 3 after a word on stderr.
 
 from __future__ import annotations
 
+import sdk_zygote
+
+sdk_zygote.hand_off()  # the SDK is imported once, by the suite's zygote (sdk_zygote.py)
+
 import os
 import sys
 
