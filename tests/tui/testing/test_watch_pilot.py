@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 
 from scripted import wait_for
+from textual.message import Message
+from textual.notifications import Notification, Notify
 from textual.widgets import TabbedContent
 
 from mcpx.collection.model import load_collection
@@ -62,7 +64,13 @@ async def test_save_as_test_run_tests_and_watch_restarts_on_edits(tmp_path: Path
     app = make_app(spec, settings=InspectSettings(timeout=30.0))
     app.watch_plan = WatchPlan.for_spec(spec, quiet_ms=50)
     pids: list[int] = []
-    async with app.run_test(size=(120, 40)) as pilot:
+    told: list[Notification] = []  # every notification the app showed, as it was posted
+
+    def hear(message: Message) -> None:
+        if isinstance(message, Notify):
+            told.append(message.notification)
+
+    async with app.run_test(size=(120, 40), message_hook=hear) as pilot:
         await wait_for(pilot, lambda: app.catalog.tools is not None, CONNECT)
         bar = app.query_one(WatchBar)
         await wait_for(pilot, lambda: bar.last is not None)
@@ -83,9 +91,8 @@ async def test_save_as_test_run_tests_and_watch_restarts_on_edits(tmp_path: Path
             ('add {"a":2,"b":3}', {"name": "add", "arguments": {"a": 2, "b": 3}},
              {"isError": False, "structuredContent": {"result": "5"}}),
         ]  # fmt: skip
-        await wait_for(pilot, lambda: any(n.title == "Saved as test" for n in app._notifications))
-        told = [n for n in app._notifications if n.title == "Saved as test"]
-        assert str(collection) in told[-1].message
+        await wait_for(pilot, lambda: any(n.title == "Saved as test" for n in told))
+        assert str(collection) in [n for n in told if n.title == "Saved as test"][-1].message
         # the file written is a change of a collection, not of the server's source: no restart
         await wait_for(pilot, lambda: "tests: 1 passed" in str(bar.render()), CONNECT)
         assert app.session.attempt == 1
@@ -122,15 +129,16 @@ async def test_save_as_test_run_tests_and_watch_restarts_on_edits(tmp_path: Path
         assert app.session.attempt == 3 and app.session.state == "connected"
         assert [tool.name for tool in app.catalog.tools or ()] == ["add", "mul"]
         assert "tools: +1 ~1" in str(bar.render()) and bar.has_class("-changed")
-        await wait_for(pilot, lambda: any(n.title.startswith("Restarted") for n in app._notifications))
-        told = [n for n in app._notifications if n.title.startswith("Restarted")]
-        assert told and '$.inputSchema.properties.b.type: "integer" → "number"' in told[-1].message
+        await wait_for(pilot, lambda: any(n.title.startswith("Restarted") for n in told))
+        restarted = [n for n in told if n.title.startswith("Restarted")][-1]
+        assert restarted.title == "Restarted: tools: +1 ~1"
+        assert '$.inputSchema.properties.b.type: "integer" → "number"' in restarted.message
         changes = [e.raw for e in app.traffic if e.raw.startswith("watch: ")]
         assert changes == ["watch: server.py changed", "watch: server.py changed"]
         # the collection again, on the new server: add(2, 3.0) answers "5.0" now
         await wait_for(pilot, lambda: bar.tests_runs == runs + 1, CONNECT)
         assert "tests: 2 failed" in str(bar.render()) and bar.has_class("-failed")
-        await wait_for(pilot, lambda: any(n.title == "2 tests failing" for n in app._notifications))
+        await wait_for(pilot, lambda: any(n.title == "2 tests failing" for n in told))
         assert app.client is not None
         pids.append(app.client.session.describe()["pid"])
 
