@@ -243,11 +243,10 @@ class Printer:
             counts[result.status] = counts.get(result.status, 0) + 1
         said = ", ".join(f"{n} {status}" for status, n in counts.items()) or "no tests"
         self._say(f"tests: {said} ({event.seconds:.2f} s)")
-        for result in results:
-            if result.ok:
-                continue
-            self._write(escape_controls(f"  ✗ {result.test.name} ({result.status})"))
-            if result.message:
-                self._write(escape_controls(f"      {result.message}"))
-            for difference in result.differences:
-                self._write(escape_controls(f"      {difference.describe()}"))
+        from mcpx.cli.testing_report import details, line
+
+        for result in results:  # the failures, as `mcpx test` prints them
+            if not result.ok:
+                self._write(escape_controls(f"  {line(result)}"))
+                for text in details(result):
+                    self._write(escape_controls(f"      {text}"))
