@@ -109,6 +109,9 @@ class ServerFailed:
 
 @dataclass(frozen=True, slots=True)
 class TestsFinished:
+    """The collection ran (on the server of `cycle`)."""
+
+    __test__ = False  # not a pytest class, whatever its name
     cycle: int
     #: what the test run returned, or None when it raised (`error` says why)
     outcome: Any
