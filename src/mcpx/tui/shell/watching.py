@@ -66,7 +66,9 @@ class WatchDock(Container):
         if isinstance(app.screen, TestsScreen):
             app.screen.action_run()
             return
-        self.run_worker(self._tests(path), name="watch: tests", group="watch-tests", exclusive=True)
+        self.run_worker(
+            self._tests(path), name="watch: tests", group="watch-tests", exclusive=True, exit_on_error=False
+        )
 
     async def _tests(self, path: Path) -> None:
         from mcpx.tui.testing.runs import run_tests
