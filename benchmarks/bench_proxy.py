@@ -1,6 +1,6 @@
 """What `mcpx proxy` adds per message, over stdio and over HTTP, against the direct path, in one run.
 
-    .venv/bin/python benchmarks/bench_proxy.py [--calls 1000] [--rounds 3]
+    .venv/bin/python benchmarks/bench_proxy.py [--calls 1000] [--rounds 3] [--baseline OLD/src]
 
 The host is a plain blocking loop (the cheapest host there is, so the proxy's cost is not hidden under
 a client's): over stdio it writes a `tools/call echo` line and reads the answer line; over HTTP it POSTs
@@ -18,6 +18,10 @@ median minus the direct one. Throughput: over stdio, N requests written at once 
 until the N-th answer, calls/s proxied ÷ direct; over HTTP, sequential calls/s proxied ÷ direct. Rounds
 interleave direct and proxied so that drift on a busy machine hits both alike; the proxies' CPU time is
 reported per call (from /proc: user + system of the proxy process).
+
+`--baseline DIR` runs, in each round, the stdio proxy of another source tree as well (`DIR` on
+PYTHONPATH: a checkout's `src` before a change): before and after in one run, under the same load, in
+`baseline` (its medians, ratios and CPU beside this tree's).
 """
 
 from __future__ import annotations
@@ -154,15 +158,18 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--baseline", help="another tree's src: its stdio proxy measured in the same rounds")
     args = parser.parse_args()
     import httpx
 
     data = tempfile.mkdtemp(prefix="mcpx-bench-proxy-")
     env = {"MCPX_DATA_DIR": data}
     kinds = ("stdio-direct", "stdio-proxy", "sdk-direct", "sdk-proxy", "http-direct", "http-proxy")
+    kinds += ("stdio-baseline", "sdk-baseline") if args.baseline else ()
     results: dict[str, list[float]] = {k: [] for k in kinds}
-    pipelined: dict[str, list[float]] = {"direct": [], "proxy": []}
-    proxy_cpu: dict[str, list[float]] = {"stdio": [], "http": []}
+    pipelined: dict[str, list[float]] = {"direct": [], "proxy": [], "baseline": []}
+    proxy_cpu: dict[str, list[float]] = {"stdio": [], "http": [], "baseline": []}
+    old_env = {**env, "PYTHONPATH": str(args.baseline)} if args.baseline else {}
     n = args.calls
 
     server, direct_url = start_http_echo()
@@ -182,12 +189,25 @@ def main() -> None:
                 proxy_cpu["stdio"].append((cpu_seconds(proxied.process.pid) - before) / n)
                 pipelined["direct"].append(direct.pipelined(n))
                 pipelined["proxy"].append(proxied.pipelined(n))
+                if old_env:
+                    old = StdioHost(
+                        [PY, "-m", "mcpx", "proxy", "--name", "bench-old", PY, str(ECHO)], old_env
+                    )
+                    before = cpu_seconds(old.process.pid)
+                    results["stdio-baseline"] += old.sequential(n)
+                    proxy_cpu["baseline"].append((cpu_seconds(old.process.pid) - before) / n)
+                    pipelined["baseline"].append(old.pipelined(n))
+                    old.close()
                 direct.close()
                 proxied.close()
                 direct = StdioHost([PY, str(SDK)])
                 proxied = StdioHost([PY, "-m", "mcpx", "proxy", "--name", "bench-sdk", PY, str(SDK)], env)
                 results["sdk-direct"] += direct.sequential(n // 4)
                 results["sdk-proxy"] += proxied.sequential(n // 4)
+                if old_env:
+                    old = StdioHost([PY, "-m", "mcpx", "proxy", "--name", "bench-old", PY, str(SDK)], old_env)
+                    results["sdk-baseline"] += old.sequential(n // 4)
+                    old.close()
                 direct.close()
                 proxied.close()
                 results["http-direct"] += http_sequential(client, direct_url, n)
@@ -218,10 +238,25 @@ def main() -> None:
             "sdk_sequential": round(med["sdk-direct"] / med["sdk-proxy"], 3),
             "http_sequential": round(med["http-direct"] / med["http-proxy"], 3),
         },
-        "pipelined_calls_per_s": {k: round(n / statistics.median(v)) for k, v in pipelined.items()},
-        "proxy_cpu_us_per_call": {k: round(statistics.median(v) * 1e6, 1) for k, v in proxy_cpu.items()},
+        "pipelined_calls_per_s": {k: round(n / statistics.median(v)) for k, v in pipelined.items() if v},
+        "proxy_cpu_us_per_call": {k: round(statistics.median(v) * 1e6, 1) for k, v in proxy_cpu.items() if v},
         "load_average": os.getloadavg()[0],
     }
+    if args.baseline:
+        direct_pipe = statistics.median(pipelined["direct"])
+        out["baseline"] = {
+            "src": args.baseline,
+            "median_us": {k: round(med[f"{k}-baseline"], 1) for k in ("stdio", "sdk")},
+            "added_median_us": {
+                k: round(med[f"{k}-baseline"] - med[f"{k}-direct"], 1) for k in ("stdio", "sdk")
+            },
+            "throughput_ratio": {
+                "stdio_pipelined": round(direct_pipe / statistics.median(pipelined["baseline"]), 3),
+                "stdio_sequential": round(med["stdio-direct"] / med["stdio-baseline"], 3),
+                "sdk_sequential": round(med["sdk-direct"] / med["sdk-baseline"], 3),
+            },
+            "proxy_cpu_us_per_call": {"stdio": round(statistics.median(proxy_cpu["baseline"]) * 1e6, 1)},
+        }
     print(json.dumps(out, indent=2))
 
 
