@@ -18,6 +18,7 @@ first item.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -41,6 +42,7 @@ from mcpx.record.session import (
 )
 from mcpx.target import ServerSpec
 from mcpx.wire.jsonrpc import Notification
+from mcpx.wire.secret_policy import MASK
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 Status = Literal["same", "changed", "missing", "new"]
@@ -180,7 +182,25 @@ def compare(
     if live is None:
         return ReplayItem(seq, method, label, "missing", recorded=recorded, live=None)
     changes, ignored = split_ignored(diff(recorded, live), ignore)
-    return ReplayItem(seq, method, label, "changed" if changes else "same", changes, ignored)
+    masked = [c for c in changes if _masked_alike(c)]
+    notes = []
+    if masked:
+        changes = [c for c in changes if c not in masked]
+        ignored = [*ignored, *masked]
+        notes.append(f"{len(masked)} value(s) masked in the recording (secrets) taken as the same")
+    return ReplayItem(seq, method, label, "changed" if changes else "same", changes, ignored, notes)
+
+
+def _masked_alike(change: Change) -> bool:
+    """A secret masked when the recording was written (`••••`) cannot be compared: the live value is
+    the same where everything around the mask is (`token=••••` and `token=abc`)."""
+    before, after = change.before, change.after
+    if change.kind != "changed" or not isinstance(before, str) or not isinstance(after, str):
+        return False
+    if MASK not in before:
+        return False
+    pattern = ".+?".join(re.escape(part) for part in before.split(MASK))
+    return re.fullmatch(pattern, after, re.DOTALL) is not None
 
 
 async def replay(
