@@ -391,10 +391,21 @@ def test_a_session_exports_by_its_name(shared: dict[str, Any]) -> None:
 def test_listen_serves_streamable_http_to_http_hosts(tmp_path: Path) -> None:
     """`--listen`: a stdio server behind a Streamable HTTP endpoint on 127.0.0.1; an HTTP host (mcpx's
     own client) through it, its Authorization header masked in the session; a cross-origin request
-    refused; SIGTERM stops the server too."""
+    refused; an old HTTP+SSE host served on the same port; SIGTERM stops the server too."""
     import signal
 
+    import anyio
     import httpx
+    from mcp import ClientSession
+    from mcp.client.sse import sse_client
+
+    async def old_host(url: str) -> tuple[str, str, list[str]]:
+        async with sse_client(url) as (read, write), ClientSession(read, write) as session:
+            init = await session.initialize()
+            tools = await session.list_tools()
+            called = await session.call_tool("echo", {"text": "through the old transport"})
+            text = called.content[0].text  # type: ignore[union-attr]
+            return init.server_info.name, text, [t.name for t in tools.tools]
 
     pidfile = tmp_path / "peer.pid"
     proxy = subprocess.Popen(
@@ -420,6 +431,15 @@ def test_listen_serves_streamable_http_to_http_hosts(tmp_path: Path) -> None:
         refused = httpx.post(url, content=b'{"jsonrpc":"2.0","id":9,"method":"ping"}',
                              headers={"Origin": "http://evil.example"})  # fmt: skip
         assert refused.status_code == 403
+        # an old host — the official Python SDK's HTTP+SSE client (2024-11-05) — on the same endpoint:
+        # it GETs …/sse, POSTs where the endpoint event says, and gets every answer on its stream
+        legacy = first.split("legacy HTTP+SSE at ")[1].split(")")[0]
+        assert legacy == url.removesuffix("/mcp") + "/sse"
+        name, text, tools = anyio.run(old_host, legacy)
+        assert (name, text) == ("proxy-peer", "through the old transport")
+        assert tools == ["echo", "env", "garble", "die"]
+        stray = httpx.post(legacy.removesuffix("/sse") + "/messages?session_id=nosuch", content=b"{}")
+        assert stray.status_code == 404  # a session id the proxy never gave
         (live,) = sessions(tmp_path)
         assert live["live"] and live["listen"] == url and live["host"].startswith("mcpx")
         proxy.send_signal(signal.SIGTERM)
@@ -605,49 +625,3 @@ def test_listen_passes_the_hosts_headers_to_a_url_target_but_no_credential(tmp_p
     (row,) = sessions(tmp_path)
     text = Path(row["recording"]).read_text()
     assert host_token not in text and key not in text and "tenant-7" not in text  # masked in the session
-
-
-def test_listen_serves_legacy_http_sse_to_an_old_host(tmp_path: Path) -> None:
-    """An old host — the official Python SDK's HTTP+SSE client (2024-11-05) — through `--listen` to a
-    stdio server: it GETs …/sse, POSTs where the endpoint event says, and gets every answer on its
-    stream; a POST with a session id the proxy never gave is 404."""
-    import signal
-
-    import anyio
-    import httpx
-    from mcp import ClientSession
-    from mcp.client.sse import sse_client
-
-    proxy = subprocess.Popen(
-        [sys.executable, "-m", "mcpx", "proxy", "--listen", "0", "--name", "old", sys.executable, str(PEER)],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        env={**os.environ, "MCPX_DATA_DIR": str(tmp_path / "data")},
-    )  # fmt: skip
-
-    async def host(url: str) -> tuple[str, str, list[str]]:
-        async with sse_client(url) as (read, write), ClientSession(read, write) as session:
-            init = await session.initialize()
-            tools = await session.list_tools()
-            called = await session.call_tool("echo", {"text": "through the old transport"})
-            return init.server_info.name, called.content[0].text, [t.name for t in tools.tools]  # type: ignore[union-attr]
-
-    try:
-        assert proxy.stderr is not None
-        said = proxy.stderr.readline().decode()
-        legacy = said.split("legacy HTTP+SSE at ")[1].split(")")[0]
-        assert legacy.startswith("http://127.0.0.1:") and legacy.endswith("/sse")
-        name, text, tools = anyio.run(host, legacy)
-        assert (name, text) == ("proxy-peer", "through the old transport")
-        assert tools == ["echo", "env", "garble", "die"]
-        stray = httpx.post(legacy.removesuffix("/sse") + "/messages?session_id=nosuch", content=b"{}")
-        assert stray.status_code == 404
-        proxy.send_signal(signal.SIGTERM)
-        assert proxy.wait(timeout=20) == 0
-    finally:
-        if proxy.poll() is None:
-            proxy.kill()
-        proxy.wait()
-        if proxy.stderr is not None:
-            proxy.stderr.close()
-    (row,) = sessions(tmp_path)
-    assert row["host"].startswith("mcp") and row["server"] == "proxy-peer 1.0" and row["exit_code"] == 0

@@ -2,7 +2,8 @@
 server-everything (Node) and an SDK server. The same answers as direct, the session recorded and listed,
 the secret env value the host passed masked in the recording, no process left.
 
-Each inspector run costs ~3 s (Node start-up): the module runs three, and asserts much on each."""
+The inspector is also an HTTP host: through `mcpx proxy --listen` to server-everything over Streamable
+HTTP. Each inspector run costs ~3 s (Node start-up): the module runs four, and asserts much on each."""
 
 from __future__ import annotations
 
@@ -56,8 +57,14 @@ def listed(data: Path) -> list[dict[str, Any]]:
     return list(json.loads(out)["sessions"])
 
 
-def test_server_everything_through_the_proxy(data: Path) -> None:
-    direct = inspector([str(EVERYTHING)], "--method", "tools/list")
+@pytest.fixture(scope="module")
+def direct() -> Any:
+    """The inspector's own listing of server-everything (the pinned server lists the same tools over
+    stdio and over HTTP: checked once by hand, and any difference fails the HTTP test loudly)."""
+    return inspector([str(EVERYTHING)], "--method", "tools/list")
+
+
+def test_server_everything_through_the_proxy(data: Path, direct: Any) -> None:
     command, env = proxied(data, "everything", [str(EVERYTHING)])
     through = inspector(command, "--method", "tools/list", env=env)
     assert through == direct and len(direct["result"]["tools"]) > 10
@@ -85,6 +92,41 @@ def test_an_sdk_server_through_the_proxy_with_a_secret_in_its_env(data: Path) ->
     assert SECRET not in text and SECRET[-4:] in text  # masked: a secret-looking name's env value
     events = [json.loads(line) for line in text.splitlines()[1:]]
     assert not _alive(_server_pid(events))
+
+
+def test_server_everything_over_http_with_the_inspector_as_an_http_host(data: Path, direct: Any) -> None:
+    """inspector --transport http → `mcpx proxy --listen` → server-everything (streamableHttp): the same
+    listing as direct, the session recorded with the inspector as its host, SIGTERM ends it cleanly."""
+    import signal
+
+    from http_servers import everything_server, running
+
+    with running(everything_server("streamableHttp")) as (server,):
+        proxy = subprocess.Popen(
+            [sys.executable, "-m", "mcpx", "proxy", "--listen", "0", "--name", "everything-http", server.url()],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            env={**os.environ, "MCPX_DATA_DIR": str(data)},
+        )  # fmt: skip
+        try:
+            assert proxy.stderr is not None
+            url = proxy.stderr.readline().decode().split("listening on ")[1].split(" ")[0]
+            through = inspector([url], "--transport", "http", "--method", "tools/list")
+            assert through == direct
+            proxy.send_signal(signal.SIGTERM)
+            assert proxy.wait(timeout=20) == 0
+        finally:
+            if proxy.poll() is None:
+                proxy.kill()
+            proxy.wait()
+            if proxy.stderr is not None:
+                proxy.stderr.close()
+    (row,) = [row for row in listed(data) if row["name"] == "everything-http"]
+    assert row["host"].startswith("inspector") and row["server"].startswith("mcp-servers/everything")
+    assert not row["live"] and row["era"] == "legacy" and row["exit_code"] == 0
+    events = [json.loads(line) for line in Path(row["recording"]).read_text().splitlines()[1:]]
+    answer = next(e for e in events if e["direction"] == "in" and '"tools":[' in e["raw"])
+    assert json.loads(answer["raw"])["result"] == direct["result"]
+    assert any((e.get("facts") or {}).get("event") == "host-request" for e in events)
 
 
 def _server_pid(events: list[dict[str, Any]]) -> int:

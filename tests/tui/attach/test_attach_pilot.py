@@ -127,7 +127,9 @@ def _ended_entry() -> SessionEntry:
 
 
 def test_attach_screen_on_an_ended_session(snap_compare: Any) -> None:
-    """An ended session opens as the recording it is: the host's frames, the server's, what was flagged."""
+    """An ended session opens as the recording it is: the host's frames, the server's, what was flagged;
+    its Check tab judges what was seen (the committed session's malformed frames and unanswered request
+    fail their rules, each finding pointing at its events). One screen for both: a Textual start less."""
     app = make_attach_app(_ended_entry(), settings=InspectSettings())
     app.animation_level = "none"
 
@@ -136,26 +138,13 @@ def test_attach_screen_on_an_ended_session(snap_compare: Any) -> None:
         length = len(app.traffic)
         await wait_for(pilot, lambda: all(view._scanned == length for view in app.panel.views()))
         await wait_for(pilot, lambda: not app.panel.counts_pending)
-        await pilot.press("t")
-        await quiet(pilot)
-
-    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
-
-
-def test_attach_check_tab_on_an_ended_session(snap_compare: Any) -> None:
-    """The Check tab of a proxied session judges what was seen: the committed session's malformed frames
-    and unanswered request fail their rules, each finding pointing at its events."""
-    app = make_attach_app(_ended_entry(), settings=InspectSettings())
-    app.animation_level = "none"
-
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await wait_for(pilot, lambda: not app.loading)
         await pilot.press("C")
         await wait_for(pilot, lambda: bool(app.query(CheckView)))  # the tab mounts its view lazily
         view = app.query_one(CheckView)
         await wait_for(pilot, lambda: view.report is not None)
         statuses = {r.id: r.status for r in view.report.results}  # type: ignore[union-attr]
         assert statuses["recording.schema"] == "fail"  # the not-JSON and invalid UTF-8 frames
+        await pilot.press("t")
         await quiet(pilot)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
