@@ -11,33 +11,23 @@ import pytest
 
 SERVERS = Path(__file__).parent.parent / "servers"
 RECORD_SERVER = SERVERS / "record_server.py"
-RECORDED = SERVERS.parent / "tui" / "recordings" / "record_server.mcpx.jsonl"
+RECORDINGS = SERVERS.parent / "tui" / "recordings"
+RECORDED = RECORDINGS / "record_server.mcpx.jsonl"
 
 
 def mcpx(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "mcpx", *args], capture_output=True, text=True, timeout=120)
 
 
-def record(path: Path, *extra: str) -> Path:
-    proc = subprocess.run(
-        [sys.executable, str(SERVERS / "record_session.py"), str(path), *extra],
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return path
-
-
-@pytest.fixture(scope="module")
-def recordings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("rec")
+@pytest.fixture
+def recordings() -> dict[str, Path]:
+    # committed sessions of record_server.py, as `record_session.py OUT [--changed | --era modern]` writes
+    # them (paths in them made neutral): read, not made again — each would cost an SDK server's start and
+    # an mcpx process (the TUI's replay tests read the first one too)
     return {
-        # the committed legacy session of record_server.py (the TUI's replay tests read it too): what
-        # record_session.py writes without arguments, without paying for an SDK server's start once more
         "old": RECORDED,
-        "new": record(folder / "new.jsonl", "--changed"),
-        "modern": record(folder / "modern.jsonl", "--era", "modern"),
+        "new": RECORDINGS / "record_server_changed.mcpx.jsonl",
+        "modern": RECORDINGS / "record_server_modern.mcpx.jsonl",
     }
 
 
