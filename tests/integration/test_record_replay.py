@@ -35,11 +35,10 @@ def legacy_recording() -> Path:
 
 
 @pytest.fixture(scope="module")
-def modern_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("rec") / "modern.mcpx.jsonl"
-    proc = run(str(SERVERS / "record_session.py"), str(path), "--era", "modern")
-    assert proc.returncode == 0, proc.stderr
-    return path
+def modern_recording() -> Path:
+    """The committed modern session of record_server.py (what `record_session.py --era modern` writes;
+    test_record_diff reads it too): one SDK server start and one mcpx process fewer per run."""
+    return SERVERS.parent / "tui" / "recordings" / "record_server_modern.mcpx.jsonl"
 
 
 def replay_json(recording: Path, *args: str) -> tuple[int, dict]:
