@@ -19,8 +19,8 @@ BIN = ROOT / "node_modules" / ".bin" / "mcp-pdf-server"
 @pytest.mark.skipif(not BIN.exists(), reason="npm test peers not installed (npm ci)")
 async def test_apps_links_and_the_app_resource() -> None:
     spec = ServerSpec(command=[str(BIN), "--stdio"])
-    client = open_session(spec, SessionOptions(era="legacy", timeout=30.0))  # unconnected: declare first
-    client.declare_extension(apps.APPS_EXTENSION, apps.capability())
+    options = SessionOptions(era="legacy", timeout=30.0, extensions={apps.APPS_EXTENSION: apps.capability()})
+    client = open_session(spec, options)
     async with client:
         links = {link.tool: link for t in await client.list_tools() if (link := apps.app_link(t))}
         display = links["display_pdf"]

@@ -152,12 +152,20 @@ def command(
             on_sample=sampling_handler(sample),
             roots=roots_from_flags(root),
             max_total_timeout=max_total_timeout or None,
+            extensions=_apps() if advertise_apps else {},
         )
         recording = RecordingPlan.from_flags(record, record_secrets, spec, options.pinned_era)
-        run = _run(spec, options, request, fmt, traffic, recording, advertise_apps)
+        run = _run(spec, options, request, fmt, traffic, recording)
         return recording.run(run) if recording is not None else run
 
     execute(fmt, prepare)
+
+
+def _apps() -> dict[str, Any]:
+    """`--advertise-apps`: the MCP Apps extension, declared as a client that can show apps does."""
+    from mcpx.protocol import apps
+
+    return {apps.APPS_EXTENSION: apps.capability()}
 
 
 async def _run(
@@ -167,7 +175,6 @@ async def _run(
     fmt: str,
     traffic: bool,
     recording: RecordingPlan | None = None,
-    advertise_apps: bool = False,
 ) -> int:
     log = TrafficLog()
     if recording is not None:
@@ -175,10 +182,6 @@ async def _run(
     if traffic:
         TrafficPrinter(log).attach()
     client = open_session(spec, options, traffic=log)
-    if advertise_apps:
-        from mcpx.protocol import apps
-
-        client.declare_extension(apps.APPS_EXTENSION, apps.capability())
     try:
         await client.connect()
     except (ConnectError, RequestTimeoutError) as exc:

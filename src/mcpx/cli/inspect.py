@@ -48,6 +48,12 @@ def command(
             help="The collection Save as test writes and Run tests runs (default: beside the script).",
         ),
     ] = None,
+    advertise_apps: Annotated[
+        bool,
+        typer.Option(
+            "--advertise-apps", help="Declare MCP Apps support (servers may list app tools only then)."
+        ),
+    ] = False,
     attach: Annotated[
         bool,
         typer.Option(
@@ -105,6 +111,8 @@ def command(
             overrides["log_level"] = log_level
         if theme is not None:
             overrides["theme"] = theme
+        if advertise_apps:
+            overrides["advertise_apps"] = True
         from mcpx.tui import InspectSettings, run_inspect
 
         settings = InspectSettings.load(**overrides)

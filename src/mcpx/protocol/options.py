@@ -76,6 +76,8 @@ class SessionOptions:
     sampling: Mapping[str, Any] | None = None
     #: who mcpx says it is (None: mcpx and its version)
     client_info: Mapping[str, Any] | None = None
+    #: client extensions declared under `capabilities.extensions` (name → settings), e.g. MCP Apps'
+    extensions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check_era(self.era, self.protocol_version)

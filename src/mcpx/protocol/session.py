@@ -62,7 +62,7 @@ def open_session(
         key: str | None = target.label
     else:
         transport, key = target, None
-    return Client(
+    client = Client(
         transport,
         era=era if era is not None else options.make_era(key),
         timeout=options.timeout,
@@ -71,6 +71,9 @@ def open_session(
         client_info=dict(options.client_info) if options.client_info is not None else None,
         **options.handlers(),
     )
+    for name, settings in options.extensions.items():
+        client.declare_extension(name, dict(settings))
+    return client
 
 
 __all__ = ["Session", "SessionOptions", "open_session"]

@@ -46,6 +46,8 @@ class InspectSettings:
     follow: bool = True
     #: lines of the server's stderr shown in the banner when it dies
     stderr_tail: int = 8
+    #: declare MCP Apps support (servers may list app tools only to clients that do)
+    advertise_apps: bool = False
 
     @classmethod
     def load(
@@ -77,6 +79,10 @@ def session_options(settings: InspectSettings, **extra: Any) -> SessionOptions:
     hands to `open_session()`); `extra` adds what the app answers with (roots, on_elicit, on_sample, …)."""
     from mcpx.protocol.options import SessionOptions, check_era
 
+    if settings.advertise_apps and "extensions" not in extra:
+        from mcpx.protocol import apps
+
+        extra["extensions"] = {apps.APPS_EXTENSION: apps.capability()}
     return SessionOptions(
         era=check_era(settings.protocol_era),
         protocol_version=settings.protocol_version,
@@ -129,7 +135,7 @@ def _coerce(name: str, value: Any) -> Any:
             return float(value)
         if name == "stderr_tail":
             return int(value)
-        if name == "follow":
+        if name in ("follow", "advertise_apps"):
             if isinstance(value, bool):
                 return value
             return str(value).lower() in ("1", "true", "yes", "on")

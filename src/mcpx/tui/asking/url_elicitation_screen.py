@@ -10,9 +10,6 @@ then "done" sends the original request again.
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
-from collections.abc import Mapping
 from typing import ClassVar
 from urllib.parse import urlparse
 
@@ -25,17 +22,7 @@ from textual.widgets import Button, Label, Markdown, Static
 
 from mcpx.tui.asking.ask_screen import AskScreen
 from mcpx.tui.asking.asking import Ask, Asking
-
-
-def browser_refusal(environ: Mapping[str, str] | None = None, platform: str | None = None) -> str | None:
-    """Why mcpx should not start a browser here (None: it may)."""
-    environ = os.environ if environ is None else environ
-    platform = sys.platform if platform is None else platform
-    if environ.get("SSH_CONNECTION") or environ.get("SSH_TTY") or environ.get("SSH_CLIENT"):
-        return "this is an SSH session: a browser would open on the remote machine, if anywhere"
-    if platform.startswith("linux") and not (environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY")):
-        return "there is no graphical display here (a text browser would take over the terminal)"
-    return None
+from mcpx.tui.widgets.browser import browser_refusal
 
 
 def url_warnings(url: str, server_host: str | None) -> list[str]:

@@ -27,6 +27,7 @@ from textual.widgets import Button, Static
 from mcpx.tui.catalogue.item_browser import BADGES, item_name
 from mcpx.tui.context import InspectContext
 from mcpx.tui.forms.form_keys import OWNS_LETTERS, keep_letters, shown_focusable
+from mcpx.tui.results.app_view import app_link_section, app_only
 from mcpx.tui.session_state import ItemKind
 from mcpx.tui.widgets.event_list_view import foreground, printable
 
@@ -332,6 +333,8 @@ Inside its form the form owns the keys: letters type, they never reach the app's
         for attr, (label, colour) in BADGES.items():
             if annotations is not None and getattr(annotations, attr, None) is True:
                 parts += ["  ", (f" {label} ", f"${colour} reverse")]
+        if kind == "tools" and app_only(getattr(item, "raw", None)):
+            parts += ["  ", (" app only ", "$accent reverse")]
         return Content.assemble(*parts)
 
     def _sections(self, kind: ItemKind, item: Any) -> list[RenderableType]:
@@ -370,6 +373,9 @@ Inside its form the form owns the keys: letters type, they never reach the app's
                         printable(str(arg.get("description") or "")),
                     )
             sections.append(table if table.row_count else Text("(none)", style="dim"))
+        app = app_link_section(raw) if kind == "tools" else None
+        if app is not None:
+            sections += [self._heading("App (MCP Apps)"), app]
         if "annotations" in raw:
             sections.append(self._heading("Annotations"))
             sections.append(pretty_json(raw["annotations"]))

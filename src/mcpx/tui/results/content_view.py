@@ -259,6 +259,10 @@ class ResourceContentsView(Vertical):
             rows.append(("problem", "needs exactly one of text and blob"))
         rows += annotation_facts(contents.get("annotations"))
         yield Static(facts_table(rows), classes="resource-facts")
+        from mcpx.tui.results.app_view import AppResourceView, is_app_html
+
+        if is_app_html(contents):  # an MCP App: its metadata, Save HTML… and Open in browser
+            yield AppResourceView(contents)
         if has_text:
             text = contents["text"]
             if isinstance(text, str):
