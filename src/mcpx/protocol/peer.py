@@ -15,11 +15,15 @@ import asyncio
 import contextlib
 import contextvars
 import itertools
-from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 from mcpx.errors import ConnectError, McpxError, ProtocolError, RequestTimeoutError, RpcError
+from mcpx.protocol.answering import Answering
+from mcpx.protocol.answering import IncomingRequest as IncomingRequest  # where callers import it from
+from mcpx.protocol.answering import RequestHandler as RequestHandler
+from mcpx.protocol.pending import Pending
+from mcpx.protocol.pending import ProgressCallback as ProgressCallback  # where callers import it from
 from mcpx.transports.base import PushReceiving, StreamingSend, Transport
 from mcpx.wire import (
     ErrorResponse,
@@ -31,48 +35,8 @@ from mcpx.wire import (
     TrafficEvent,
     encode,
 )
-from mcpx.wire.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
 
-ProgressCallback = Callable[[float, "float | None", "str | None"], Any]
 NotificationHandler = Callable[[Notification, TrafficEvent], Any]
-
-
-@dataclass(slots=True)
-class IncomingRequest:
-    """What a request handler gets besides the params: which request, and the event that carried it."""
-
-    id: JsonId
-    method: str
-    event: TrafficEvent
-
-
-RequestHandler = Callable[[Any, IncomingRequest], Awaitable[Any]]
-
-
-class _Pending:
-    __slots__ = (
-        "future", "method", "on_progress", "progress_token", "timeout", "timer", "total", "total_armed_at",
-        "total_left", "total_timer",
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        future: asyncio.Future[TrafficEvent],
-        method: str,
-        timeout: float | None,
-        total: float | None = None,
-    ) -> None:
-        self.future: asyncio.Future[TrafficEvent] = future
-        self.method = method
-        self.timeout = timeout
-        self.timer: asyncio.TimerHandle | None = None
-        self.on_progress: ProgressCallback | None = None
-        self.progress_token: JsonId | None = None
-        #: the total bound (progress does not restart it; a person's answer pauses it), and what is left of it
-        self.total = total
-        self.total_left = total
-        self.total_timer: asyncio.TimerHandle | None = None
-        self.total_armed_at = 0.0
 
 
 #: the peer whose request this context is sending (seen by the layers a send passes through)
@@ -115,15 +79,14 @@ class Peer:
         #: the most one request may take in all, however much progress the server reports (None: no bound)
         self.max_total_timeout = max_total_timeout
         self._ids = itertools.count(1)
-        self._pending: dict[JsonId, _Pending] = {}
-        self._progress: dict[JsonId, _Pending] = {}
-        self._request_handlers: dict[str, RequestHandler] = {"ping": _answer_ping}
+        self._pending: dict[JsonId, Pending] = {}
+        self._progress: dict[JsonId, Pending] = {}
         self._notification_handlers: dict[str, list[NotificationHandler]] = {}
         self._any_notification: list[NotificationHandler] = []
-        self._fallback: RequestHandler | None = None
+        #: the other side's requests: their handlers and the tasks answering them
+        self._answering = Answering(self._send_reply)
+        #: notification handlers that returned a coroutine, running
         self._handler_tasks: set[asyncio.Task[None]] = set()
-        #: incoming requests being answered, by id (so the other side's notifications/cancelled reaches them)
-        self._answering: dict[JsonId, asyncio.Task[None]] = {}
         #: while above zero, pending requests do not time out (someone is waiting on a human)
         self._holds = 0
         self._reader: asyncio.Task[None] | None = None
@@ -159,6 +122,7 @@ class Peer:
             with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
                 await asyncio.wait_for(self._reader, timeout=1.0)
             self._reader.cancel()
+        self._answering.cancel_all()
         for task in list(self._handler_tasks):
             task.cancel()
         self._fail_pending(self._ended or ConnectError("the connection was closed"))
@@ -174,14 +138,14 @@ class Peer:
 
     # -- registering ---------------------------------------------------------------------------------
     def on_request(self, method: str, handler: RequestHandler) -> None:
-        self._request_handlers[method] = handler
+        self._answering.handlers[method] = handler
 
     def on_any_request(self, handler: RequestHandler | None) -> None:
         """Answer every method without a handler of its own (a mock server); None restores -32601.
 
         The handler sees the method in `IncomingRequest.method`.
         """
-        self._fallback = handler
+        self._answering.fallback = handler
 
     def on_notification(self, method: str | None, handler: NotificationHandler) -> Callable[[], None]:
         """Subscribe to one notification method (or to all with None). Returns an unsubscribe function."""
@@ -239,7 +203,7 @@ class Peer:
             params["_meta"] = meta
         message = Request(rid, method, params)
         loop = self._loop or asyncio.get_running_loop()
-        pending = _Pending(
+        pending = Pending(
             loop.create_future(),
             method,
             self.default_timeout if timeout == "default" else timeout,
@@ -250,7 +214,7 @@ class Peer:
             pending.on_progress = on_progress
             pending.progress_token = rid
             self._progress[rid] = pending
-        self._arm(rid, pending)
+        self._arm(pending)
         sending = _SENDING.set(self)
         try:
             if self._send_streams_answer:
@@ -289,15 +253,12 @@ class Peer:
             _SENDING.reset(sending)
             if pending.future.done() and not pending.future.cancelled():
                 pending.future.exception()  # retrieved: a timeout that raced our cancellation is no error
-            if pending.timer is not None:
-                pending.timer.cancel()
-            if pending.total_timer is not None:
-                pending.total_timer.cancel()
+            pending.stop()
             self._pending.pop(rid, None)
             if pending.progress_token is not None:
                 self._progress.pop(pending.progress_token, None)
 
-    async def _send_racing(self, message: Request, pending: _Pending) -> None:
+    async def _send_racing(self, message: Request, pending: Pending) -> None:
         """Send over a transport whose `send()` lasts until the answer has streamed in (HTTP).
 
         The request's timer, a cancellation or the answer must not wait for the exchange to end; when one
@@ -349,60 +310,19 @@ class Peer:
         if self._holds == 1:
             now = asyncio.get_running_loop().time()
             for pending in self._pending.values():
-                if pending.timer is not None:
-                    pending.timer.cancel()
-                    pending.timer = None
-                if pending.total_timer is not None:  # the total bound pauses: what is left is kept
-                    pending.total_timer.cancel()
-                    pending.total_timer = None
-                    assert pending.total_left is not None
-                    pending.total_left -= now - pending.total_armed_at
+                pending.pause(now)
         try:
             yield
         finally:
             self._holds -= 1
             if self._holds == 0:
-                for rid, pending in list(self._pending.items()):
+                for pending in list(self._pending.values()):
                     if not pending.future.done():
-                        self._arm(rid, pending)
+                        self._arm(pending)
 
-    def _arm(self, rid: JsonId, pending: _Pending) -> None:
-        if self._holds:
-            return
-        loop = self._loop or asyncio.get_running_loop()
-        if pending.total_left is not None and pending.total_timer is None:
-            pending.total_armed_at = loop.time()
-            pending.total_timer = loop.call_later(max(0.0, pending.total_left), self._expire_total, rid)
-        if pending.timeout is None:
-            return
-        pending.timer = loop.call_later(pending.timeout, self._expire, rid)
-
-    def _expire_total(self, rid: JsonId) -> None:
-        pending = self._pending.get(rid)
-        if pending is None or pending.future.done():
-            return
-        total = pending.total
-        pending.future.set_exception(
-            RequestTimeoutError(
-                f"{pending.method} was still not answered after {total:g} s, the most one request may take "
-                "however much progress the server reports; mcpx cancelled it",
-                method=pending.method,
-                max_total_timeout=total,
-            )
-        )
-
-    def _expire(self, rid: JsonId) -> None:
-        pending = self._pending.get(rid)
-        if pending is None or pending.future.done():
-            return
-        timeout = pending.timeout
-        pending.future.set_exception(
-            RequestTimeoutError(
-                f"{pending.method} got no answer within {timeout:g} s; mcpx cancelled it",
-                method=pending.method,
-                timeout=timeout,
-            )
-        )
+    def _arm(self, pending: Pending) -> None:
+        if not self._holds:
+            pending.arm(self._loop or asyncio.get_running_loop())
 
     # -- receiving -----------------------------------------------------------------------------------
     async def _read_loop(self) -> None:
@@ -479,13 +399,7 @@ class Peer:
             self._on_notification(message, event)
         elif kind is Request:
             assert isinstance(message, Request)
-            task = asyncio.create_task(self._answer(message, event))
-            self._handler_tasks.add(task)
-            task.add_done_callback(self._handler_tasks.discard)
-            rid = message.id
-            if rid is not None and rid not in self._answering:
-                self._answering[rid] = task
-                task.add_done_callback(lambda _: self._answering.pop(rid, None))
+            self._answering.start(message, event)
         elif kind is Malformed:
             assert isinstance(message, Malformed)  # already flagged by the log
             pending = self._pending.get(message.id) if message.id is not None else None
@@ -499,10 +413,7 @@ class Peer:
             self._route_progress(message.params, event)
         elif message.method == "notifications/cancelled" and isinstance(message.params, dict):
             # the other side withdrew a request of its own: stop answering it (and send no answer)
-            rid = message.params.get("requestId")
-            task = self._answering.get(rid) if isinstance(rid, (int, str)) else None
-            if task is not None:
-                task.cancel()
+            self._answering.withdraw(message.params.get("requestId"))
         for handler in (*self._notification_handlers.get(message.method, ()), *self._any_notification):
             try:
                 result = handler(message, event)
@@ -519,41 +430,18 @@ class Peer:
         if pending is None:
             self._problem(event, f"progress for token {token!r}, which no request in flight carries")
             return
-        if pending.timer is not None:  # progress shows the server is alive: start the timeout again
-            pending.timer.cancel()
-            pending.timer = None
-            self._arm(token, pending)  # type: ignore[arg-type]  # the total bound runs on: it stays armed
+        pending.progressed(self._loop or asyncio.get_running_loop())  # no timer to restart while held
         if pending.on_progress is not None:
             try:
                 pending.on_progress(params.get("progress", 0), params.get("total"), params.get("message"))
             except Exception as exc:
                 self._problem(event, f"the progress callback failed: {exc!r}")
 
-    async def _answer(self, message: Request, event: TrafficEvent) -> None:
-        handler = self._request_handlers.get(message.method, self._fallback)
-        reply: Response | ErrorResponse
-        if handler is None:
-            reply = ErrorResponse(message.id, METHOD_NOT_FOUND, f"Method not found: {message.method}")
-        else:
-            try:
-                result = await handler(message.params, IncomingRequest(message.id, message.method, event))
-                reply = Response(message.id, result)
-            except RpcError as exc:
-                reply = ErrorResponse(message.id, exc.error_code, exc.error_message, exc.data)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                reply = ErrorResponse(message.id, INTERNAL_ERROR, f"mcpx failed to answer: {exc}")
-        # even when our reading has ended (stdin closed after a piped request), the answer can still go out
-        with contextlib.suppress(McpxError, OSError, RuntimeError):
-            await self.transport.send(encode(reply.to_obj()), reply)
+    async def _send_reply(self, reply: Response | ErrorResponse) -> None:
+        await self.transport.send(encode(reply.to_obj()), reply)
 
 
 def _seen(task: asyncio.Future[Any]) -> None:
     # an exchange that lost the race may still end in an error; it is this request's no longer
     if not task.cancelled():
         task.exception()
-
-
-async def _answer_ping(params: Any, request: IncomingRequest) -> dict[str, Any]:
-    return {}
