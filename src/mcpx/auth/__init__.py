@@ -5,7 +5,9 @@
     flow.py        registration, scopes, the authorization request and response, token requests (Authlib)
     callback.py    the loopback redirect, a pasted address, or a bare GET (--oauth-non-interactive)
     store.py       tokens per server and registrations per issuer (keyring or a 0600 file)
-    provider.py    McpOAuth: the httpx.Auth every HTTP transport is given
+    provider.py    McpOAuth: the httpx.Auth every HTTP transport is given (when to sign in; the tokens)
+    code_grant.py  one sign-in's interactive steps: the client (registered when needed), the loopback,
+                   the authorization request, waiting for the browser or a pasted address
 
 Nothing here imports a face; messages for the user go through a `show` callback.
 """

@@ -11,7 +11,7 @@ Chosen from what the user configured and what the authorization server offers
 * **client credentials** (SEP-1046): the AS grants only `client_credentials`, and the client has a
   secret or a private key (`private_key_jwt`, a signed client assertion).
 
-Anything else is the authorization-code flow, in provider.py.
+Anything else is the authorization-code flow, in code_grant.py.
 """
 
 from __future__ import annotations

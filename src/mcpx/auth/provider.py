@@ -13,7 +13,6 @@ Every step goes into the traffic log as an `oauth` event; the HTTP exchanges the
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import sys
 import time
@@ -23,17 +22,13 @@ from urllib.parse import quote
 
 import httpx
 
-from mcpx.auth.callback import Loopback, Redirect, follow_once, paste_from_terminal, read_terminal_line
+from mcpx.auth.callback import Redirect, paste_from_terminal
 from mcpx.auth.challenge import Challenge, bearer_challenge
+from mcpx.auth.code_grant import CodeGrant
 from mcpx.auth.discovery import Discovery, Step, canonical_uri, discover, origin_of
 from mcpx.auth.flow import (
     ClientInfo,
     OAuthSettings,
-    auth_method_for,
-    authorization_url,
-    check_redirect,
-    new_state,
-    register,
     scopes_for,
     token_request,
 )
@@ -41,7 +36,6 @@ from mcpx.auth.grants import DpopKey
 from mcpx.auth.machine import machine_grant
 from mcpx.auth.store import SECRET_FIELDS, TokenStore
 from mcpx.errors import AuthFailedError
-from mcpx.protocol.peer import waiting_on_a_person
 from mcpx.transports.http_common import tapped_transport
 from mcpx.wire import TrafficLog, escape_controls
 
@@ -339,10 +333,18 @@ class McpOAuth(httpx.Auth):
             if machine is not None:
                 client, data = machine
             else:
-                loopback = await self._listen(found.issuer)
+                grant = CodeGrant(
+                    self.server_url,
+                    self.settings,
+                    self.store,
+                    note=self._note,
+                    show=self.show,
+                    paste=self.paste,
+                )
+                loopback = await grant.listen(found.issuer)
                 try:
-                    client = await self._client(http, found, loopback.redirect_uri)
-                    code, verifier = await self._authorize(http, found, client, loopback, scopes)
+                    client = await grant.client(http, found, loopback.redirect_uri, scopes)
+                    code, verifier = await grant.authorize(http, found, client, loopback, scopes)
                 finally:
                     await loopback.close()
                 self._note("token", f"exchanging the code at {endpoint}")
@@ -371,138 +373,6 @@ class McpOAuth(httpx.Auth):
         self._note(
             "signed-in", f"signed in to {found.issuer} as {client.client_id}; {self._expiry_text(record)}"
         )
-
-    async def _listen(self, issuer: str) -> Loopback:
-        port = self.settings.callback_port
-        saved = ClientInfo.from_record(self.store.client(issuer) or {})
-        if port is None and saved is not None and saved.kind != "metadata-document" and saved.redirect_uri:
-            # a dynamically registered client keeps its port: its registered redirect stays valid
-            with contextlib.suppress(ValueError):
-                port = httpx.URL(saved.redirect_uri).port
-        loopback = Loopback(port or 0)
-        try:
-            await loopback.start()
-        except AuthFailedError:
-            if self.settings.callback_port is not None:
-                raise
-            loopback = Loopback(0)
-            await loopback.start()
-        return loopback
-
-    async def _client(self, http: httpx.AsyncClient, found: Discovery, redirect_uri: str) -> ClientInfo:
-        settings, meta, issuer = self.settings, found.as_metadata or {}, found.issuer or ""
-        if settings.client_id:
-            method = auth_method_for(meta, bool(settings.client_secret))
-            client = ClientInfo(
-                settings.client_id, settings.client_secret, method, "pre-registered", redirect_uri
-            )
-            self.store.save_client(issuer, client.record())
-            self._note("client", f"using the pre-registered client {client.client_id} ({method})")
-            return client
-        if settings.client_metadata_url and meta.get("client_id_metadata_document_supported") is True:
-            client = ClientInfo(settings.client_metadata_url, None, "none", "metadata-document", redirect_uri)
-            self._note("client", f"using the Client ID Metadata Document {client.client_id}")
-            return client
-        saved = ClientInfo.from_record(self.store.client(issuer) or {})
-        if saved is not None and saved.kind != "metadata-document" and saved.redirect_uri == redirect_uri:
-            self._note("client", f"using client {saved.client_id}, registered earlier with {issuer}")
-            return saved
-        if not isinstance(meta.get("registration_endpoint"), str):
-            asked = await self._ask_for_client(found, redirect_uri)
-            if asked is not None:
-                return asked
-        client = await register(http, found, settings, redirect_uri, self._note, self._scopes)
-        self.store.save_client(issuer, client.record())
-        return client
-
-    async def _ask_for_client(self, found: Discovery, redirect_uri: str) -> ClientInfo | None:
-        """The spec's last resort: the AS registers no clients by itself, so ask the person at the
-        terminal for a client id registered there (its secret, if any, from $MCPX_OAUTH_CLIENT_SECRET)."""
-        if self.paste is not paste_from_terminal or not sys.stdin.isatty():
-            return None
-        issuer = found.issuer or ""
-        self.show(
-            f"{issuer} does not register clients by itself. Register mcpx there with the redirect URI "
-            f"{redirect_uri} (keep the port with --oauth-callback-port), then type its client id here "
-            "(a client secret goes in $MCPX_OAUTH_CLIENT_SECRET, never on screen):"
-        )
-        line = await read_terminal_line()
-        if not line:
-            return None
-        secret = self.settings.client_secret or os.environ.get("MCPX_OAUTH_CLIENT_SECRET") or None
-        method = auth_method_for(found.as_metadata or {}, bool(secret))
-        client = ClientInfo(line, secret, method, "pre-registered", redirect_uri)
-        self.store.save_client(issuer, client.record())
-        self._note("client", f"using client {line}, typed in by the user ({method})")
-        return client
-
-    async def _authorize(
-        self,
-        http: httpx.AsyncClient,
-        found: Discovery,
-        client: ClientInfo,
-        loopback: Loopback,
-        scopes: list[str],
-    ) -> tuple[str, str]:
-        from authlib.common.security import generate_token
-
-        state, verifier = new_state(), generate_token(64)
-        url = authorization_url(client, found, loopback.redirect_uri, scopes, state, verifier)
-        scope_text = " ".join(scopes) or "no scope"
-        self._note("authorization", f"authorization request to {found.issuer} ({scope_text})", url=url)
-        mode = self.settings.mode
-        if mode == "non-interactive":
-            redirect = await follow_once(http, url)
-        else:
-            redirect = await self._wait_for_user(url, loopback, found.issuer or "")
-        self._note("authorization", f"authorization response by {redirect.source}")
-        return check_redirect(redirect.params, state, found), verifier
-
-    async def _wait_for_user(self, url: str, loopback: Loopback, issuer: str) -> Redirect:
-        opened = self.settings.mode == "browser" and await _open_browser(url)
-        nobody = self.paste is paste_from_terminal and not (sys.stdin.isatty() or sys.stderr.isatty())
-        if self.settings.mode == "browser" and not opened and nobody:
-            # no browser, no terminal (CI, a pipe): nobody could sign in; say how instead of waiting
-            raise AuthFailedError(
-                "authorization",
-                f"{issuer} wants a person to sign in, and there is no browser or terminal here; sign in "
-                f"once with `mcpx auth login {self.server_url}` (tokens are kept and refreshed), or use "
-                "--oauth-non-interactive for a server that approves at once, or --oauth-no-browser to wait",
-            )
-        if opened:
-            self.show(f"Signing in to {issuer} in your browser. If nothing opened, visit:\n{url}")
-        else:
-            self.show(f"To sign in to {issuer}, open this address in a browser:\n{url}")
-        self.show(
-            "Waiting for the redirect to "
-            f"{loopback.redirect_uri} (if your browser cannot reach it, paste the address it shows here)."
-        )
-        waits: list[asyncio.Future[Redirect | None]] = [
-            asyncio.ensure_future(loopback.wait()),
-            asyncio.ensure_future(self.paste()),
-        ]
-        try:
-            # a person is signing in: the request that met the 401 must not time out meanwhile
-            with waiting_on_a_person():
-                return await self._first_redirect(waits)
-        finally:
-            for task in waits:
-                task.cancel()
-
-    async def _first_redirect(self, waits: list[asyncio.Future[Redirect | None]]) -> Redirect:
-        deadline = time.monotonic() + self.settings.wait
-        while waits:
-            done, _ = await asyncio.wait(
-                waits, timeout=max(0.0, deadline - time.monotonic()), return_when=asyncio.FIRST_COMPLETED
-            )
-            if not done:
-                raise AuthFailedError("authorization", f"no redirect within {self.settings.wait:g} s")
-            for task in done:
-                waits.remove(task)
-                result = task.result()
-                if result is not None:
-                    return result
-        raise AuthFailedError("authorization", "no redirect came back")
 
     # -- facts -----------------------------------------------------------------------------------------
 
@@ -586,24 +456,3 @@ class McpOAuth(httpx.Auth):
                 self.store.forget_client(str(token["issuer"]))
         self._token = None
         return token
-
-
-async def _open_browser(url: str) -> bool:
-    """Open `url` in a graphical browser; False when there is none (no display, SSH)."""
-    if sys.platform.startswith("linux") and not (
-        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-    ):
-        return False
-    import webbrowser
-
-    try:
-        browser = webbrowser.get()
-        name = str(getattr(browser, "name", "") or getattr(browser, "basename", "")).lower()
-        if any(console in name for console in _CONSOLE_BROWSERS):
-            return False  # it would take over this terminal (under the TUI, too)
-        return bool(await asyncio.wait_for(asyncio.to_thread(browser.open, url), 10))
-    except (webbrowser.Error, asyncio.TimeoutError, OSError):
-        return False
-
-
-_CONSOLE_BROWSERS = ("lynx", "links", "elinks", "w3m", "www-browser", "browsh")
