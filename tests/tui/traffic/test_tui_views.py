@@ -7,11 +7,14 @@ import json
 
 from rich.console import Console
 from scripted import Script, scripted_app, settle, wait_for
+from textual.screen import Screen
 from textual.widgets import Input, Log, Static
+from textual.widgets._footer import FooterKey
 
 from mcpx.errors import RpcError
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.help_screen import HelpScreen
+from mcpx.tui.shell.key_footer import KeyFooter
 from mcpx.tui.traffic.event_screen import EventScreen
 
 SIZE = (120, 40)
@@ -148,12 +151,31 @@ async def test_control_characters_never_reach_the_terminal() -> None:
         assert "\x1b" not in text and "\x07" not in text and "␛[2J" in text
 
 
-async def test_help_lists_keys_with_their_ids_and_the_keymap_applies() -> None:
+def footer_texts(footer: KeyFooter) -> list[tuple[str, str]]:
+    return [(key.key_display, key.description) for key in footer.query(FooterKey)]
+
+
+def wanted_texts(screen: Screen[object]) -> list[tuple[str, str]]:
+    """What Textual's own footer shows: the first shown binding of each action, then the palette's."""
+    shown: dict[str, tuple[str, str]] = {}
+    for _node, binding, _enabled, _tooltip in screen.active_bindings.values():
+        if binding.show and binding.action not in shown:
+            shown[binding.action] = (screen.app.get_key_display(binding), binding.description)
+    palette = screen.active_bindings.get(screen.app.COMMAND_PALETTE_BINDING)
+    extra = [(screen.app.get_key_display(palette.binding), palette.binding.description)] if palette else []
+    return [*shown.values(), *extra]
+
+
+async def test_help_lists_keys_with_their_ids_the_footer_follows_and_the_keymap_applies() -> None:
     session = scripted_app(settings=InspectSettings(protocol_era="legacy", keymap={"reconnect": "ctrl+r"}))
     app = session.app
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
-        await pilot.press("t", "f1")
+        await pilot.press("t")
+        footer = app.query_one(KeyFooter)
+        await wait_for(pilot, lambda: footer_texts(footer) == wanted_texts(app.screen))
+        keys_before = list(footer.query(FooterKey))
+        await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
         console = Console(width=140, record=True, file=io.StringIO())
         console.print(app.screen.query_one("#help-keys", Static).content)
@@ -161,6 +183,12 @@ async def test_help_lists_keys_with_their_ids_and_the_keymap_applies() -> None:
         assert "log-open" in keys and "reconnect" in keys and "traffic-filter" in keys
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        # the same keys: the footer kept its widgets (Textual's rebuilds them on every screen change)
+        assert list(footer.query(FooterKey)) == keys_before
+        for key in ("tab", "tab", "shift+tab", "shift+tab"):  # and it follows the focus
+            await pilot.press(key)
+            await wait_for(pilot, lambda: footer_texts(footer) == wanted_texts(app.screen))
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: app.session.attempt == 2 and app.session.state == "connected")
 

@@ -24,7 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.filter import LineFilter
 from textual.reactive import reactive
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from mcpx.errors import McpxError
@@ -45,6 +45,7 @@ from mcpx.tui.shell.death_banner import DeathBanner
 from mcpx.tui.shell.header_bar import HeaderBar
 from mcpx.tui.shell.help_screen import GENERAL
 from mcpx.tui.shell.info_view import InfoView
+from mcpx.tui.shell.key_footer import KeyFooter
 from mcpx.tui.shell.leaving import confirm_then
 from mcpx.tui.shell.navigation import open_item_form, open_tool_call, show_check, show_event
 from mcpx.tui.shell.safe_output import safe_driver
@@ -267,7 +268,7 @@ class InspectApp(App[int]):
         yield Lazy(
             TrafficPanel(self.traffic, clock=self.clock, follow=self.settings.follow, id="traffic-panel")
         )
-        yield Footer()
+        yield KeyFooter()
 
     def on_load(self) -> None:
         # connect before the screen is built: the server starts up while the widgets compose
