@@ -24,6 +24,8 @@ reports from inside the app:
     python benchmarks/tui_replay.py [--events 100000] [--runs 5]
     # the 200 MB recording of issue 21:
     python benchmarks/tui_replay.py --events 161527 --text-bytes 2400 --runs 3
+    # what holds the steady memory (tracemalloc's top 25 lines; slower, its times are not the app's):
+    MCPX_BENCH_TRACEMALLOC=25 python benchmarks/tui_replay.py --events 161527 --text-bytes 2400 --runs 1
 """
 
 from __future__ import annotations
@@ -47,7 +49,10 @@ from mcpx.wire.jsonrpc import encode
 from mcpx.wire.traffic import TrafficLog
 
 CHILD = r"""
-import asyncio, json, sys, time
+import asyncio, json, os, sys, time
+if os.environ.get("MCPX_BENCH_TRACEMALLOC"):
+    import tracemalloc
+    tracemalloc.start()
 from textual.app import App
 import mcpx.tui.shell.app as tui
 
@@ -97,6 +102,13 @@ def on_mount(self):
         await self._press_and_paint()
         step = time.perf_counter() - started
         import resource
+        if os.environ.get("MCPX_BENCH_TRACEMALLOC"):  # what holds the steady memory, by line
+            import gc, tracemalloc
+            gc.collect()
+            top = tracemalloc.take_snapshot().statistics("lineno")
+            n = int(os.environ["MCPX_BENCH_TRACEMALLOC"])
+            say(tracemalloc=[(str(s.traceback), s.size, s.count) for s in top[:n]],
+                traced=sum(s.size for s in top))
         say(painted=FIRST["t"], cpu=FIRST["cpu"], tools=FIRST["tools"], events_then=FIRST["events"],
             all_read=shown, lateness=worst, step=step, events=len(self.traffic), log_shown=self._log_shown,
             rss_first=FIRST["rss"], rss_steady=rss_mb(),
@@ -184,6 +196,12 @@ def one_run(path: Path, env: dict[str, str]) -> dict[str, float]:
     finally:
         os.close(child)
         os.close(main)
+    for ln in proc.stderr.splitlines():
+        if ln.startswith('{"tracemalloc"'):
+            traced = json.loads(ln)
+            print(f"traced {traced['traced'] / 2**20:.1f} MB; the biggest by line:")
+            for where, size, count in traced["tracemalloc"]:
+                print(f"  {size / 2**20:7.1f} MB {count:>9,} blocks  {where}")
     line = next((ln for ln in proc.stderr.splitlines() if ln.startswith('{"painted"')), None)
     if line is None:
         raise SystemExit(f"the run failed ({proc.returncode}):\n{proc.stderr[-3000:]}")

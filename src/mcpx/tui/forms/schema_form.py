@@ -104,7 +104,8 @@ a string field is sent as a string, a number field sends a number.
             self.model.load(value)
         self._raw_text = ""
         self._raw_base = ""
-        self._issues: list[Issue] = []
+        #: known before mounting, so a panel can be composed in its first state (validated again on mount)
+        self._issues: list[Issue] = self.model.issues()
         #: the value as the form was built or last loaded (what `touched` compares with)
         self._pristine = _dump(self.model.value())
 
