@@ -16,6 +16,7 @@ from textual.widgets import Checkbox, OptionList, TabbedContent
 from mcpx.protocol.tasks import TaskState
 from mcpx.tui.catalogue.tool_call import ToolCallPanel
 from mcpx.tui.tasks.tasks_view import TasksView, _server_elapsed
+from mcpx.tui.traffic.traffic_view import TrafficView
 
 TOPIC = {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]}
 RESEARCH = {"name": "research", "description": "A long research job.", "inputSchema": TOPIC,
@@ -118,3 +119,48 @@ def test_the_servers_own_dates_give_the_elapsed_time(
 ) -> None:
     state = TaskState("t1", "tools/call", "slow", raw={"createdAt": created, "lastUpdatedAt": updated})
     assert _server_elapsed(state) == seconds
+
+
+def row_text(view: TrafficView, seq: int) -> str:
+    return "".join(segment.text for segment in view.render_row(view.traffic[seq], 130))
+
+
+async def test_a_tasks_polls_fold_into_one_row_that_unfolds() -> None:
+    session = scripted_app(task_script())
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        panel = await open_tool(pilot, app, "deep_scan")
+        panel.query_one("#call-as-task", Checkbox).value = True
+        panel.start_call({"topic": "b"})  # held: it runs (and is polled) until cancelled
+        client = app.connection.client
+        await wait_for(
+            pilot, lambda: "task-1" in client.tasks.known and client.tasks.known["task-1"].polls >= 3
+        )
+        view = app.query_one(TrafficView)
+        view.pump()
+        group = view.polls.by_key[("out", "task-1")]
+        polls = [
+            e.seq for e in app.traffic if e.method == "tasks/get"
+        ]  # requests and answers: the log has all
+        assert group.members == polls and len(polls) >= 6
+        rows = set(view.rows)
+        assert group.head in rows and not rows & set(polls[1:])
+        assert f"▸ tasks/get ×{group.polls}  task task-1" in row_text(view, group.head)
+        assert "working" in row_text(view, group.head)
+
+        view.focus()
+        assert view.select_seq(group.head)
+        await pilot.press("enter")  # unfolds, opens nothing
+        await wait_for(pilot, lambda: set(polls) <= set(view.rows))
+        assert len(app.screen_stack) == 1 and "→ ▾ tasks/get" in row_text(view, group.head)
+
+        await pilot.press("z")  # every task folded again: grouping back on resets what was unfolded
+        assert view.polls.folding is False and set(polls) <= set(view.rows)
+        await pilot.press("z")
+        assert view.polls.folding and not set(view.rows) & set(polls[1:])
+        view.polls.folding = False
+        view.rebuild()
+        await pilot.press("enter")  # grouping off: Enter opens the poll as any event
+        await wait_for(pilot, lambda: len(app.screen_stack) == 2)
+        app.pop_screen()

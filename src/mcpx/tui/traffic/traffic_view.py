@@ -18,9 +18,11 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
 
+from mcpx.tui.traffic.poll_groups import PollGroup, PollGroups
 from mcpx.tui.traffic.traffic_filter import (
     TOOL_ERROR,
     FilterError,
@@ -95,7 +97,20 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
   isError), `id:7`, `dur:>500ms`, `kind:notification`,
   `channel:stderr`, `is:flagged`. Terms combine with AND; `-` negates; `a,b` means either.
 - The bar on the right is the waterfall: each request's span on the session's timeline.
+- A task's `tasks/get` polls are one row, `▸ tasks/get ×N`, with the task's latest status: **Enter**
+  unfolds it (its polls back in place, the first marked ▾); **z** shows every poll of every task, or
+  folds them again. The log keeps every poll either way.
 """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "z",
+            "toggle_polls",
+            "Polls",
+            show=False,
+            id="log-fold-polls",
+            tooltip="Show every tasks/get poll, or fold each task's polls into one row",
+        ),
+    ]
 
     filter_text: reactive[str] = reactive("", init=False)
     """The filter line's text (syntax in `mcpx.tui.traffic.traffic_filter`)."""
@@ -133,6 +148,8 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
         self._now = 0.0
         self._t0 = log.started_mono
         self._columns = (0, 0, 0, 0, 0, 0)
+        #: each task's tasks/get polls, folded into one row unless unfolded
+        self.polls = PollGroups()
         super().__init__(log, follow=follow, name=name, id=id, classes=classes)
 
     # -- filtering -----------------------------------------------------------------------------------
@@ -153,7 +170,7 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
         self.post_message(self.FilterApplied(self, None))
 
     def refilter(self, events: list[TrafficEvent]) -> array[int]:
-        rows = array("l", self._matcher.scan(events))
+        rows = array("l", self.polls.hide(self._matcher.scan(events)))
         if self._filter.depends_on_response:
             # requests still waiting may match once answered: ingest() checks them again then
             chosen = set(rows)
@@ -172,7 +189,8 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
         events = new if isinstance(new, list) else list(new)
         rows = self.rows
         before = len(rows)
-        matched = self._matcher.scan(events)
+        regrouped = self.polls.note(events)  # a folded row's count and status changed
+        matched = self.polls.hide(self._matcher.scan(events))
         rows.extend(matched)
         in_flight = self._in_flight
         undecided = self._undecided if self._filter.depends_on_response else None
@@ -185,7 +203,7 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
                 in_flight.discard(answered)
                 if undecided is not None and answered in undecided:
                     undecided.discard(answered)
-                    if self._matcher(self.traffic[answered]):
+                    if self._matcher(self.traffic[answered]) and not self.polls.hidden(answered):
                         insort(rows, answered)
                         inserted = True
             elif event.response_seq is None and type(event.message) is Request:
@@ -195,7 +213,25 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
                     undecided.add(event.seq)  # (a matching one is in the rows already: see below)
         if undecided is not None and matched:
             undecided.difference_update(matched)
-        return inserted or len(rows) != before
+        return inserted or regrouped or len(rows) != before
+
+    # -- a task's polls ------------------------------------------------------------------------------
+    def action_open(self) -> None:
+        event = self.event_at_cursor()
+        group = self.polls.folded(event.seq) if event is not None else None
+        if group is None:
+            super().action_open()
+            return
+        self.polls.expanded.add(group.key)  # Enter on a folded task: its polls come back in place
+        self.rebuild()
+
+    def action_toggle_polls(self) -> None:
+        self.polls.folding = not self.polls.folding
+        self.polls.expanded.clear()
+        self.rebuild()
+        count = sum(g.polls for g in self.polls.by_key.values())
+        shown = "shown one by one" if not self.polls.folding else "folded: one row per task"
+        self.notify(f"tasks/get polls {shown} ({count} in the log)")
 
     # -- rendering -----------------------------------------------------------------------------------
     def prepare_render(self) -> None:
@@ -219,6 +255,10 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
         return (width, method, 7, 9, 8, waterfall)
 
     def row_key(self, event: TrafficEvent) -> Hashable:
+        group = self.polls.head(event.seq)
+        if group is not None:
+            folded = group.key not in self.polls.expanded
+            return (self._scale, group.polls, group.status, group.last, folded, self._columns)
         if event.seq in self._in_flight:
             self._in_motion = True
             pending = int((self._now - self._t0) / self._scale * self._columns[5] * 8)
@@ -268,6 +308,12 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
                 method_style = style(
                     "dim" if kind in ("response", "error") else "in" if event.direction == "in" else "out"
                 )
+            group = self.polls.head(event.seq)
+            if group is not None:
+                if group.key in self.polls.expanded:
+                    method = "▾ " + method
+                else:
+                    return segments + self._folded_row(event, group, waterfall)
             rid = event.rpc_id
             status = status_of(event, self.traffic)
             status_text, status_style = _status_cell(status, style)
@@ -285,6 +331,24 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
         if waterfall:
             segments.append(Segment(" "))
             segments.append(self._waterfall(event, kind, waterfall))
+        return segments
+
+    def _folded_row(self, event: TrafficEvent, group: PollGroup, waterfall: int) -> list[Segment]:
+        """A task's polls as one row: how many, which task, its latest status, polling's span."""
+        _, method_w, id_w, status_w, latency_w, _ = self._columns
+        style = self.style
+        label = f"▸ {event.method} ×{group.polls}  task {group.task_id}"
+        status = group.status or "…"
+        colour = {"completed": "ok", "failed": "error", "cancelled": "warning", "error": "error"}
+        segments = [
+            Segment(cell(printable(label), method_w + id_w), style(event.direction)),
+            Segment(cell(printable(status), status_w + latency_w), style(colour.get(status, "dim"))),
+        ]
+        if waterfall:
+            scale = waterfall / self._scale
+            start = (event.mono - self._t0) * scale
+            end = (self.traffic[group.last].mono - self._t0) * scale
+            segments += [Segment(" "), Segment(bar(start, end, waterfall), self.style("bar-answer"))]
         return segments
 
     def _waterfall(self, event: TrafficEvent, kind: str, cells: int) -> Segment:
