@@ -76,6 +76,7 @@ async def test_required_optional_cancel_and_list() -> None:
         listing.highlighted = 0
         assert "working" in str(listing.get_option_at_index(0).prompt)
         assert "completed" in str(listing.get_option_at_index(1).prompt)
+        await check_polls_fold(pilot, app, "task-2")
 
         view.action_cancel()
         await wait_for(pilot, lambda: not panel.running)
@@ -125,42 +126,38 @@ def row_text(view: TrafficView, seq: int) -> str:
     return "".join(segment.text for segment in view.render_row(view.traffic[seq], 130))
 
 
-async def test_a_tasks_polls_fold_into_one_row_that_unfolds() -> None:
-    session = scripted_app(task_script())
-    app = session.app
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app)
-        panel = await open_tool(pilot, app, "deep_scan")
-        panel.query_one("#call-as-task", Checkbox).value = True
-        panel.start_call({"topic": "b"})  # held: it runs (and is polled) until cancelled
-        client = app.connection.client
-        await wait_for(
-            pilot, lambda: "task-1" in client.tasks.known and client.tasks.known["task-1"].polls >= 3
-        )
-        view = app.query_one(TrafficView)
-        view.pump()
-        group = view.polls.by_key[("out", "task-1")]
-        polls = [
-            e.seq for e in app.traffic if e.method == "tasks/get"
-        ]  # requests and answers: the log has all
-        assert group.members == polls and len(polls) >= 6
-        rows = set(view.rows)
-        assert group.head in rows and not rows & set(polls[1:])
-        assert f"▸ tasks/get ×{group.polls}  task task-1" in row_text(view, group.head)
-        assert "working" in row_text(view, group.head)
+async def check_polls_fold(pilot: Pilot[Any], app: Any, task_id: str) -> None:
+    """The traffic log shows the running task's polls as one row that Enter unfolds; z shows them all."""
+    client = app.connection.client
+    await wait_for(pilot, lambda: client.tasks.known[task_id].polls >= 3)
+    view = app.query_one(TrafficView)
+    view.pump()
+    group = view.polls.by_key[("out", task_id)]
+    log = app.traffic
 
-        view.focus()
-        assert view.select_seq(group.head)
-        await pilot.press("enter")  # unfolds, opens nothing
-        await wait_for(pilot, lambda: set(polls) <= set(view.rows))
-        assert len(app.screen_stack) == 1 and "→ ▾ tasks/get" in row_text(view, group.head)
+    def asked(event: Any) -> Any:
+        request = event if event.request_seq is None else log[event.request_seq]
+        return request.message.params.get("taskId")
 
-        await pilot.press("z")  # every task folded again: grouping back on resets what was unfolded
-        assert view.polls.folding is False and set(polls) <= set(view.rows)
-        await pilot.press("z")
-        assert view.polls.folding and not set(view.rows) & set(polls[1:])
-        view.polls.folding = False
-        view.rebuild()
-        await pilot.press("enter")  # grouping off: Enter opens the poll as any event
-        await wait_for(pilot, lambda: len(app.screen_stack) == 2)
-        app.pop_screen()
+    # requests and answers: the log has them all
+    polls = [e.seq for e in log if e.method == "tasks/get" and asked(e) == task_id]
+    assert group.members == polls and len(polls) >= 6
+    rows = set(view.rows)
+    assert group.head in rows and not rows & set(polls[1:])
+    assert f"▸ tasks/get ×{group.polls}  task {task_id}" in row_text(view, group.head)
+    assert "working" in row_text(view, group.head)
+
+    view.focus()
+    assert view.select_seq(group.head)
+    await pilot.press("enter")  # unfolds, opens nothing
+    await wait_for(pilot, lambda: set(polls) <= set(view.rows))
+    assert len(app.screen_stack) == 1 and "→ ▾ tasks/get" in row_text(view, group.head)
+
+    await pilot.press("z")  # grouping off: every poll a row
+    assert view.polls.folding is False and set(polls) <= set(view.rows)
+    await pilot.press("enter")  # and Enter opens a poll as any event
+    await wait_for(pilot, lambda: len(app.screen_stack) == 2)
+    app.pop_screen()
+    view.focus()
+    await pilot.press("z")  # grouping on again: what was unfolded is folded too
+    assert view.polls.folding and not set(view.rows) & set(polls[1:])
