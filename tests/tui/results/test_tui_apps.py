@@ -84,7 +84,9 @@ async def test_app_links_and_the_app_resource(tmp_path: Path, monkeypatch: pytes
         html = panel.query_one(ResourceContentsView).contents["text"]
         assert view.html == html.encode() and len(view.html) > 1_000_000
         facts = text_of(view.query_one(".app-facts", Static))
-        for said in (apps.APP_MIME, "MB", "CSP connect", "https://unpkg.com", "clipboardWrite"):
+        size = text_of(panel.query_one(".resource-facts", Static))
+        assert apps.APP_MIME in size and "4.1 MB" in size
+        for said in ("MCP App", "CSP connect", "https://unpkg.com", "CSP resource", "clipboardWrite"):
             assert said in facts, facts
 
         view.query_one("#app-save", Button).press()

@@ -79,9 +79,10 @@ def _names(value: Any) -> str:
     return str(value)
 
 
-def app_rows(contents: Mapping[str, Any], size: int) -> list[tuple[str, str]]:
+def app_rows(contents: Mapping[str, Any]) -> list[tuple[str, str]]:
     facts = apps.app_resource_facts(contents)
-    rows = [("app", f"MCP App · {facts['mimeType']} · {size_label(size)}")]
+    # the MIME type and size are in the facts above it: this says what the HTML is, then what it asks for
+    rows = [("app", "an MCP App's interface (a host runs it in a sandbox; mcpx shows it)")]
     csp = facts["csp"]
     if isinstance(csp, Mapping):
         for key, domains in csp.items():
@@ -135,7 +136,7 @@ class AppResourceView(Vertical):
         self.opened_path: Path | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(facts_grid(app_rows(self.contents, len(self.html))), classes="app-facts")
+        yield Static(facts_grid(app_rows(self.contents)), classes="app-facts")
         with Horizontal(classes="panel-buttons"):
             yield Button("Save HTML…", id="app-save", compact=True)
             yield Button("Open in browser", id="app-open", compact=True)
