@@ -8,6 +8,7 @@ figures belong to `benchmarks/tui_catalogue.py`.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import socket
 import subprocess
@@ -19,11 +20,14 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from scripted import wait_for
+from textual import events
+from textual.app import ComposeResult
 from textual.widgets import Button, OptionList, Static
 
 from mcpx.transports.spec import resolve_target
 from mcpx.tui.catalogue.item_browser import MAX_SHOWN
 from mcpx.tui.catalogue.item_detail import ItemDetail
+from mcpx.tui.catalogue.tool_call import ToolCallPanel
 from mcpx.tui.results.plain_text_view import PlainTextView
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.app import InspectApp, make_app
@@ -129,7 +133,15 @@ async def test_a_ten_megabyte_description_over_streamable_http(http_server: str)
     await huge_description_checks(http_app(http_server))
 
 
-async def test_twenty_thousand_tools_list_and_filter() -> None:
+async def test_twenty_thousand_tools_list_and_filter(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[str] = []  # a spy: the tools whose call panel was composed
+    compose = ToolCallPanel.compose
+
+    def spy(panel: ToolCallPanel) -> ComposeResult:
+        built.append(panel.tool_name)
+        return compose(panel)
+
+    monkeypatch.setattr(ToolCallPanel, "compose", spy)
     app = app_for("many-tools", "--count", "20000")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.catalog.tools is not None, CONNECT)
@@ -146,6 +158,17 @@ async def test_twenty_thousand_tools_list_and_filter() -> None:
         await wait_for(
             pilot, lambda: [p.tool_name for p in detail.query("#call-form ToolCallPanel")] == ["tool_00000"]
         )  # type: ignore[attr-defined]
+        # a held ↓ (30 keys a second, as a terminal repeats it, the app behind or not) builds the panel of
+        # the item it stops on, not one per step: the rest is counted from each step's repaint
+        await pilot.pause(0.3)
+        built.clear()
+        for _ in range(10):
+            app.post_message(events.Key("down", None))
+            await asyncio.sleep(1 / 30)
+        await wait_for(
+            pilot, lambda: [p.tool_name for p in detail.query("#call-form ToolCallPanel")] == ["tool_00010"]
+        )  # type: ignore[attr-defined]
+        assert built[-1] == "tool_00010" and len(built) <= 5, built
         await pilot.press("slash", *"tool_1999")
         await wait_for(pilot, lambda: tools.option_count == 10, 10.0)  # tool_19990 … tool_19999
         await pilot.press("ctrl+q")  # the focus is in the filter, where q is a letter

@@ -178,6 +178,10 @@ Inside its form the form owns the keys: letters type, they never reach the app's
         #: handed to the panel that calls, reads or gets the item
         self.context = context
         self._panel_timer: Timer | None = None
+        #: the selected item's panel is still to be built (the highlight has not rested yet)
+        self._panel_due = False
+        #: bumped per selection: a timer armed after a repaint is for the selection it was armed for
+        self._panel_generation = 0
         self._panel: Widget | None = None
 
     def compose(self) -> ComposeResult:
@@ -206,7 +210,8 @@ Inside its form the form owns the keys: letters type, they never reach the app's
             rendered.append("\n\n" + cut, style="italic")
         description.update(rendered)
         whole = self.query_one("#detail-description-all", Vertical)
-        whole.remove_children()
+        if whole.children:  # an empty removal still costs a pass of the screen's layout
+            whole.remove_children()
         if cut is not None:
             whole.mount(Button("Show the whole description", id="detail-show-description", compact=True))
         body.update(Group(*self._sections(kind, item)))
@@ -230,21 +235,34 @@ Inside its form the form owns the keys: letters type, they never reach the app's
 
     def _schedule_call_panel(self, selection: Selection | None) -> None:
         """The previous item's panel goes at once (its button must not call the wrong tool); the new one is
-        built once the highlight rests (PANEL_DELAY), or at once when asked for (`show_call_panel`)."""
+        built once the highlight rests (PANEL_DELAY), or at once when asked for (`show_call_panel`).
+
+        The rest is counted from the highlight's repaint, not from the key: on a busy machine a step took
+        longer than PANEL_DELAY to paint, so each step of a held ↓ built a panel the next step threw away."""
         if self._panel_timer is not None:
             self._panel_timer.stop()
             self._panel_timer = None
-        self.query_one("#call-form", Vertical).remove_children()
+        form = self.query_one("#call-form", Vertical)
+        if form.children:
+            form.remove_children()
         self._panel = None
+        self._panel_due = selection is not None
+        self._panel_generation += 1
         if selection is not None:
+            self.call_after_refresh(self._arm_panel_timer, self._panel_generation)
+
+    def _arm_panel_timer(self, generation: int) -> None:
+        if generation == self._panel_generation and self._panel_due and self.is_attached:
             self._panel_timer = self.set_timer(PANEL_DELAY, self.show_call_panel, name="call-panel")
 
     def show_call_panel(self) -> None:
         """Build the selected item's call panel now if it is still waiting for the highlight to rest."""
-        if self._panel_timer is None:
+        if not self._panel_due:
             return
-        self._panel_timer.stop()
-        self._panel_timer = None
+        self._panel_due = False
+        if self._panel_timer is not None:
+            self._panel_timer.stop()
+            self._panel_timer = None
         panel = self.call_panel(*self.selection) if self.selection is not None else None
         self._panel = panel
         if panel is not None:
