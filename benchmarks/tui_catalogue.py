@@ -7,7 +7,8 @@ Each case runs the real app headless (140×45) in a fresh interpreter against
     after answer   the tools/list answer appended to the traffic log → the list and the detail painted
     keys           each of ↓ ↑ F1 Esc Tab after a rest: key → screen idle (wall, and the CPU time of the
                    process), the item's call panel held back; then that panel built on its own ("panel");
-                   ten ↓ at 30 a second (a held key), and from their start to the last item's call panel painted
+                   ten ↓ at 30 a second (a held key), and from their start to the last item's call panel
+                   painted
     whole text     "Show the whole description" → the virtualised text painted, then End (its last line)
     q              q → the app has exited (server stopped)
     RSS            the process's resident memory with the catalogue on screen

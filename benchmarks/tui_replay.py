@@ -204,7 +204,8 @@ def one_run(path: Path, env: dict[str, str]) -> dict[str, float]:
         os.close(main)
     for ln in proc.stderr.splitlines():
         if ln.startswith('{"trim"'):
-            print("steady RSS %.0f MB, after gc.collect() and malloc_trim(0) %.0f MB" % tuple(json.loads(ln)["trim"]))
+            held, trimmed = json.loads(ln)["trim"]
+            print(f"steady RSS {held:.0f} MB, after gc.collect() and malloc_trim(0) {trimmed:.0f} MB")
         if ln.startswith('{"tracemalloc"'):
             traced = json.loads(ln)
             print(f"traced {traced['traced'] / 2**20:.1f} MB; the biggest by line:")
