@@ -161,3 +161,7 @@ async def check_polls_fold(pilot: Pilot[Any], app: Any, task_id: str) -> None:
     view.focus()
     await pilot.press("z")  # grouping on again: what was unfolded is folded too
     assert view.polls.folding and not set(view.rows) & set(polls[1:])
+    view.filter_text = "method:tasks/get"  # looking for polls: each one is shown
+    await wait_for(pilot, lambda: set(polls) <= set(view.rows))
+    view.filter_text = ""
+    await wait_for(pilot, lambda: not set(view.rows) & set(polls[1:]))

@@ -4,7 +4,8 @@ A task-augmented call is polled at the server's `pollInterval` until it ends: a 
 the 200 ms floor is 600 rows of `tasks/get` requests and answers that bury everything else. The traffic
 view shows a task's polls as one row instead — its first poll request, drawn as
 `▸ tasks/get ×N  task T · status` with the polling's span as its bar — and hides the rest. Enter on that
-row unfolds it (every poll back in place, the first marked `▾`); `g` shows every poll of every task.
+row unfolds it (every poll back in place, the first marked `▾`); `z` shows every poll of every task,
+as does a filter that names `tasks/get`.
 
 Nothing is dropped: the log keeps every event, a folded poll is only a row not drawn, and the counts
 say how many there are. Polls are grouped per task id and per direction (a server polling mcpx's own
@@ -51,8 +52,14 @@ class PollGroups:
         #: seq → the group of every member (heads included)
         self._member: dict[int, PollGroup] = {}
         self.expanded: set[GroupKey] = set()
-        #: False: every poll is a row of its own (`g` in the traffic log)
+        #: False: every poll is a row of its own (`z` in the traffic log)
         self.folding = True
+        #: the filter names tasks/get: the user asked to see polls, so none is folded
+        self.asked = False
+
+    @property
+    def active(self) -> bool:
+        return self.folding and not self.asked
 
     def note(self, events: list[TrafficEvent]) -> bool:
         """Take in new events; True when a group grew or changed (its head row must be drawn again)."""
@@ -89,14 +96,14 @@ class PollGroups:
 
     def hidden(self, seq: int) -> bool:
         """Whether the row of `seq` is folded away (a poll of a folded group, not its head)."""
-        if not self.folding:
+        if not self.active:
             return False
         group = self._member.get(seq)
         return group is not None and group.head != seq and group.key not in self.expanded
 
     def head(self, seq: int) -> PollGroup | None:
         """The group `seq` heads (None: not a group's first poll, or grouping is off)."""
-        group = self._member.get(seq) if self.folding else None
+        group = self._member.get(seq) if self.active else None
         return group if group is not None and group.head == seq else None
 
     def folded(self, seq: int) -> PollGroup | None:
@@ -106,6 +113,6 @@ class PollGroups:
 
     def hide(self, seqs: list[int]) -> list[int]:
         """`seqs` without the folded polls."""
-        if not self.folding or not self._member:
+        if not self.active or not self._member:
             return seqs
         return [seq for seq in seqs if not self.hidden(seq)]

@@ -165,6 +165,7 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
             return
         self.pump()  # events not seen yet go through ingest (in-flight bookkeeping) first
         self._filter, self._matcher = parsed, matcher
+        self.polls.asked = "tasks/get" in text  # looking for polls: each is shown
         self._undecided.clear()
         self.rebuild()
         self.post_message(self.FilterApplied(self, None))
