@@ -480,8 +480,9 @@ def scripted_app(script: Script | None = None, *, settings: InspectSettings | No
     return session
 
 
-async def wait_for(pilot: Any, condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Pause the pilot until `condition()` holds (a condition, never a fixed sleep)."""
+async def wait_for(pilot: Any, condition: Callable[[], bool], timeout: float = 20.0) -> None:
+    """Pause the pilot until `condition()` holds (a condition, never a fixed sleep). The bound only
+    catches a hang: a loaded CI machine took over 10 s to pump 60 events in one full run."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not condition():
