@@ -3,8 +3,8 @@
 Textual's footer recomposes on every bindings signal of its screen — each focus move, each screen pushed
 or popped above it — removing and mounting a widget per key, each restyled twice (its `compact` flips
 from the default): 50–200 ms of CPU on this app for Tab, F1 or Esc, most of a key's budget. Here the keys
-it would show are compared with the ones it shows; the same keys cost nothing, the same number of plain
-keys is an in-place update of their texts, and anything else is Textual's own recompose.
+it would show are compared with the ones it shows; the same keys cost nothing, plain keys (no group) are
+retexted in place with the difference added or removed, and anything else is Textual's own recompose.
 """
 
 from __future__ import annotations
@@ -66,18 +66,41 @@ class KeyFooter(Footer):
             return
         before, self._shown = self._shown, wanted
         keys = list(self.query_children(FooterKey))
-        plain = before is not None and all(entry[6] is None for entry in (*before, *wanted))
-        if plain and before is not None and len(before) == len(wanted) == len(keys):
-            for widget, old, new in zip(keys, before, wanted, strict=True):
-                if old[0] == "palette" or new[0] == "palette":
-                    if old != new:
-                        break  # the palette key changed: rare; let compose handle it
-                    continue
-                widget.key, widget.key_display, widget.description, widget.action, disabled, tooltip, _ = new
-                widget._disabled = disabled  # read by FooterKey.on_mouse_down
-                widget.set_class(disabled, "-disabled")
-                widget.tooltip = tooltip or None
-                widget.refresh(layout=True)
-            else:
-                return
+        if (
+            before is not None
+            and len(keys) == len(before)
+            and await self._update_in_place(keys, before, wanted)
+        ):
+            return
         await self.recompose()
+
+    async def _update_in_place(
+        self, keys: list[FooterKey], before: tuple[Shown, ...], wanted: tuple[Shown, ...]
+    ) -> bool:
+        """Retext the keys shown, then add or remove the difference; False when compose must do it (a key
+        group, or the palette key changed)."""
+        if any(entry[6] is not None for entry in (*before, *wanted)):
+            return False
+        old_palette = before[-1] if before and before[-1][0] == "palette" else None
+        new_palette = wanted[-1] if wanted and wanted[-1][0] == "palette" else None
+        if old_palette != new_palette:
+            return False
+        shown = keys[: len(keys) - (old_palette is not None)]
+        entries = wanted[: len(wanted) - (new_palette is not None)]
+        for widget, entry in zip(shown, entries, strict=False):
+            widget.key, widget.key_display, widget.description, widget.action, disabled, tooltip, _ = entry
+            widget._disabled = disabled  # read by FooterKey.on_mouse_down
+            widget.set_class(disabled, "-disabled")
+            widget.tooltip = tooltip or None
+            widget.refresh(layout=True)
+        if len(shown) > len(entries):
+            await self.remove_children(shown[len(entries) :])
+        elif len(entries) > len(shown):
+            added = []
+            for key, display, description, action, disabled, tooltip, _ in entries[len(shown) :]:
+                widget = FooterKey(key, display, description, action, disabled=disabled, tooltip=tooltip)
+                widget.set_reactive(FooterKey.compact, self.compact)  # no flip from its default on mount
+                added.append(widget)
+            palette = keys[-1] if old_palette is not None else None
+            await self.mount_all(added, before=palette)
+        return True
