@@ -22,6 +22,7 @@ from textual.widgets._tabs import Underline
 from mcpx.errors import ServerExitedError
 from mcpx.protocol.client import Client
 from mcpx.protocol.eras import LegacyEra
+from mcpx.target import ServerSpec
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.app import InspectApp, make_app
 from mcpx.wire import Message, Request, TrafficEvent, TrafficLog
@@ -452,7 +453,9 @@ class ScriptedSession:
         return self.transports[-1]
 
 
-def scripted_app(script: Script | None = None, *, settings: InspectSettings | None = None) -> ScriptedSession:
+def scripted_app(
+    script: Script | None = None, *, settings: InspectSettings | None = None, spec: ServerSpec | None = None
+) -> ScriptedSession:
     """`make_app()` over the scripted server, with the virtual clock shared by the log and the app."""
     clock = StepClock()
     script = script or Script()
@@ -471,9 +474,13 @@ def scripted_app(script: Script | None = None, *, settings: InspectSettings | No
 
     settings = settings or InspectSettings(protocol_era="legacy")
     app = make_app(
-        None, settings=settings, connector=connector, traffic=TrafficLog(clock=clock, wall=clock), clock=clock
+        spec,  # what the header's hints and copied commands name (the scripted connector answers)
+        settings=settings,
+        connector=connector,
+        traffic=TrafficLog(clock=clock, wall=clock),
+        clock=clock,
+        target="python weather_server.py",
     )
-    app.target = "python weather_server.py"
     app.animation_level = "none"  # a tab underline caught mid-slide would make snapshots flap
     session = ScriptedSession(app, clock, script)
     session_ref.append(session)

@@ -8,6 +8,9 @@ does):
   `*_client` or `client_*` — `spec.transport` or a session state's `transport` field are other things.
 - no widget looks services up on the app with `getattr(self.app, …)` (or on a name bound to
   `self.app`): they come in an `InspectContext` or by data binding.
+- the apps (`mcpx inspect`, `replay`, a workspace) compose the inspector's screen: no app class is built
+  on another, and no module but an app's own (`*_app.py`, `shell/app.py`, the package's door) names
+  one — a widget that did would be asking which app it is in.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import mcpx
 SRC = Path(mcpx.__file__).parent
 FACES = ("tui", "cli")
 CLIENT_INNARDS = {"peer", "transport"}
+APP_CLASSES = {"InspectApp", "ReplayApp", "WorkspaceApp"}
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,31 @@ def breaches(source: str, path: str = "<source>") -> list[Breach]:
                 found.append(Breach(path, node.lineno, "getattr() on the app"))
             elif _is_client(target) and isinstance(name, ast.Constant) and name.value in CLIENT_INNARDS:
                 found.append(Breach(path, node.lineno, f"reads a client's .{name.value} with getattr()"))
+    return found
+
+
+def _is_app_module(path: str) -> bool:
+    return path.endswith("_app.py") or path in ("tui/shell/app.py", "tui/__init__.py")
+
+
+def app_breaches(source: str, path: str = "<source>") -> list[Breach]:
+    """Where `source` builds an app on another, or (outside an app's module) names an app class."""
+    found: list[Breach] = []
+    own = _is_app_module(path)
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                name = base.id if isinstance(base, ast.Name) else getattr(base, "attr", None)
+                if name in APP_CLASSES:
+                    found.append(Breach(path, node.lineno, f"{node.name} subclasses {name}"))
+        if own:
+            continue
+        if isinstance(node, ast.Name) and node.id in APP_CLASSES:
+            found.append(Breach(path, node.lineno, f"names {node.id}"))
+        elif isinstance(node, ast.alias) and node.name in APP_CLASSES:
+            found.append(Breach(path, node.lineno, f"imports {node.name}"))
+        elif isinstance(node, ast.Constant) and node.value in APP_CLASSES:  # cast("InspectApp", …)
+            found.append(Breach(path, node.lineno, f"names {node.value} in a string"))
     return found
 
 
@@ -136,3 +165,32 @@ def test_the_checker_sees_each_way_past_the_door(source: str) -> None:
 )
 def test_the_checker_leaves_other_things_alone(source: str) -> None:
     assert not breaches(source)
+
+
+def test_no_app_is_built_on_another_and_no_widget_names_one() -> None:
+    found = [
+        b
+        for path in face_modules()
+        for b in app_breaches(path.read_text(encoding="utf-8"), path.relative_to(SRC).as_posix())
+    ]
+    assert not found, "\n".join(map(str, found))
+
+
+@pytest.mark.parametrize(
+    ("source", "path"),
+    [
+        ("class ReplayApp(InspectApp): ...", "tui/replay/replay_app.py"),
+        ("class ReplayApp(app.InspectApp): ...", "tui/replay/replay_app.py"),
+        ("isinstance(self.app, ReplayApp)", "tui/catalogue/item_detail.py"),
+        ("from mcpx.tui.shell.app import InspectApp", "tui/shell/commands.py"),
+        ("app = cast('InspectApp', self.app)", "tui/shell/commands.py"),
+    ],
+)
+def test_the_app_checker_sees_a_subclass_or_a_sniffing_widget(source: str, path: str) -> None:
+    assert app_breaches(source, path)
+
+
+def test_the_app_checker_lets_an_app_build_its_screen() -> None:
+    source = "class ReplayApp(App[int]):\n    view = InspectScreen(context)\nx: ReplayApp"
+    assert not app_breaches(source, "tui/replay/replay_app.py")
+    assert not app_breaches("screen: InspectScreen = self.screen", "tui/shell/commands.py")

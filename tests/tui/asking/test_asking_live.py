@@ -205,7 +205,7 @@ async def test_everything_roots_from_flags_and_the_roots_view() -> None:
         await _connected(pilot, app)
         text = await _result_text(pilot, _call(app, "get-roots-list"))
         assert "scratch" in text and "file:///tmp" in text
-        app.action_show_roots()
+        app.view.action_show_roots()
         await _until(pilot, lambda: bool(app.query(RootsView)), "the roots view")
         view = app.query_one(RootsView)
         await pilot.pause()

@@ -60,7 +60,7 @@ def test_roots_view(snap_compare: Any) -> None:
         )
         await settle(pilot, session.app)  # waits for the roots worker too
         session.app.clear_notifications()  # "Sent notifications/roots/list_changed." would come and go
-        session.app.action_show_roots()
+        session.app.view.action_show_roots()
         await quiet(pilot)
 
     assert snap_compare(session.app, terminal_size=SIZE, run_before=run_before)

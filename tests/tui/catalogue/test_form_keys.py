@@ -148,7 +148,7 @@ async def test_escape_tab_filter_highlight_tab_letters_and_asking_before_q_and_r
         box.value = ""
         await wait_for(pilot, lambda: browser.filter_text == "")
         attempt = app.session.attempt
-        app.request_tool_call("long_report", {}, run=True)
+        app.view.request_tool_call("long_report", {}, run=True)
         await wait_for(pilot, lambda: app.in_flight == 1 or any(w.group == "requests" for w in app.workers))
         app.query_one("#tools-list", OptionList).focus()
         for key in ("q", "r"):

@@ -26,13 +26,13 @@ def test_called_by_the_keyboard(snap_compare: Any, size: tuple[int, int]) -> Non
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot, app)
-        app.request_tool_call("long_report", {}, run=True)  # held by the server: cancelled below
+        app.view.request_tool_call("long_report", {}, run=True)  # held by the server: cancelled below
         await wait_for(pilot, lambda: any(e.method == "tools/call" for e in app.traffic))
         next(p for p in app.query(ToolCallPanel) if p.running).action_cancel()
         await wait_for(pilot, lambda: not any(w.is_running for w in app.workers if w.group == "requests"))
         assert app.client is not None
         await app.client.call_tool("delete_city", {"city": "atlantis"})  # isError
-        app.action_focus_browser()
+        app.view.action_focus_browser()
         await pilot.press("slash", *"echo", "enter", *"hi", "enter")
         await wait_for(pilot, lambda: any(p.query(ResultView) for p in app.query(ToolCallPanel)))
         await settle(pilot, app)

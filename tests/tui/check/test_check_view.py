@@ -9,6 +9,7 @@ from textual.pilot import Pilot
 
 from mcpx.check.model import all_checks
 from mcpx.tui.check.check_view import OWN_CONNECTION, CheckView
+from mcpx.tui.shell.inspect_screen import InspectScreen
 
 
 async def run_checks_in(pilot: Pilot[Any], app: Any) -> CheckView:
@@ -62,7 +63,7 @@ async def test_enter_on_a_finding_shows_its_exchange_in_the_traffic_log() -> Non
     app = session.app
     async with app.run_test(size=(120, 40)) as pilot:
         view = await run_checks_in(pilot, app)
-        app.set_traffic_filter("method:tools/list")  # a filter that hides the exchange is cleared
+        app.view.set_traffic_filter("method:tools/list")  # a filter that hides the exchange is cleared
         view.focus_results()
         await pilot.press("enter")
         traffic = app.panel.traffic_view
@@ -82,7 +83,7 @@ async def test_the_palette_offers_the_checks() -> None:
         provider = InspectCommands(app.screen)
         names = [name for name, _, _ in provider.commands()]
         assert "Check the server (mcpx check)" in names
-        binding = next(b for b in app.BINDINGS if getattr(b, "id", None) == "show-check")
+        binding = next(b for b in InspectScreen.BINDINGS if getattr(b, "id", None) == "show-check")
         assert binding.action == "show_check"
         assert CheckView.HELP.strip()
 

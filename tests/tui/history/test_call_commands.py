@@ -60,12 +60,11 @@ async def test_history_and_palette_copy_a_call_and_the_palette_jumps_to_an_item(
     from mcpx.tui.history.call_history import CallHistory
     from mcpx.tui.shell.commands import InspectCommands
 
-    session = scripted_app()
+    session = scripted_app(spec=ServerSpec(command=["python", "weather_server.py", "--units", "si"]))
     app = session.app
-    app.spec = ServerSpec(command=["python", "weather_server.py", "--units", "si"])
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot, app)
-        app.request_tool_call("echo", {"text": "a b"}, run=True)
+        app.view.request_tool_call("echo", {"text": "a b"}, run=True)
         history = app.query_one(CallHistory)
         await wait_for(pilot, lambda: len(history.calls) == 1)
         app.query_one("#side").active = "history-tab"  # type: ignore[attr-defined]

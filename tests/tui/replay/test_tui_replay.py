@@ -87,7 +87,7 @@ async def test_read_only_app_refuses_to_send_with_a_sentence() -> None:
     notes = notes_of(app)
     async with app.run_test(size=SIZE) as pilot:
         assert app.read_only
-        app.action_ping()
+        app.view.action_ping()
         await pilot.press("r")
         await pilot.pause()
     assert notes == [f"Not sent: {READ_ONLY_REASON}", f"No reconnect: {READ_ONLY_REASON}"]
@@ -179,9 +179,9 @@ async def test_replay_steps_through_the_session(recording: Path) -> None:
         # anything that would send is refused with a sentence
         notes.clear()
         await pilot.press("r")
-        app.action_ping()
-        app.action_send_raw()
-        app.action_save_recording()
+        app.view.action_ping()
+        app.view.action_send_raw()
+        app.view.action_save_recording()
         await pilot.pause()
         assert notes[:3] == [f"No reconnect: {READ_ONLY_REASON}"] + [f"Not sent: {READ_ONLY_REASON}"] * 2
         assert notes[3].startswith("This is already a recording")

@@ -18,6 +18,7 @@ from textual.widgets import OptionList
 from mcpx.transports.spec import resolve_target
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.app import InspectApp, make_app
+from mcpx.tui.shell.inspect_screen import InspectScreen
 from mcpx.tui.widgets.event_list_view import EventListView
 
 SERVER = Path(__file__).resolve().parents[2] / "servers" / "hostile_catalogue.py"
@@ -35,18 +36,18 @@ def running_timers(app: InspectApp) -> list[Timer]:
 async def test_an_idle_app_schedules_no_periodic_refresh(monkeypatch: pytest.MonkeyPatch) -> None:
     passes: list[str] = []
     pump = EventListView.pump
-    tick = InspectApp._tick
+    tick = InspectScreen._tick
 
     def counted_pump(self: EventListView) -> None:
         passes.append(f"pump {self.id}")
         pump(self)
 
-    def counted_tick(self: InspectApp) -> None:
+    def counted_tick(self: InspectScreen) -> None:
         passes.append("tick")
         tick(self)
 
     monkeypatch.setattr(EventListView, "pump", counted_pump)
-    monkeypatch.setattr(InspectApp, "_tick", counted_tick)
+    monkeypatch.setattr(InspectScreen, "_tick", counted_tick)
     spec = resolve_target(sys.executable, [str(SERVER), "ref-cycles"])
     app = make_app(spec, settings=InspectSettings(protocol_era="legacy", timeout=30.0))
     async with app.run_test(size=SIZE) as pilot:

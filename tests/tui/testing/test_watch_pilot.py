@@ -80,7 +80,7 @@ async def test_save_as_test_run_tests_and_watch_restarts_on_edits(tmp_path: Path
 
         # Save as test: the call's answer becomes the expectation, in server.mcpx.yaml beside the script
         history = app.query_one(CallHistory)
-        app.request_tool_call("add", {"a": 2, "b": 3}, run=True)
+        app.view.request_tool_call("add", {"a": 2, "b": 3}, run=True)
         await wait_for(pilot, lambda: len(history.calls) == 1, CONNECT)
         await pilot.press("ctrl+t")
         collection = tmp_path / "server.mcpx.yaml"
@@ -109,7 +109,7 @@ async def test_save_as_test_run_tests_and_watch_restarts_on_edits(tmp_path: Path
         # Run tests from the palette: pass/fail per test, on the app's own connection
         # (the palette's entry runs this action; typing into the palette costs a search per key)
         palette = {name: run for name, run, _ in InspectCommands(app.screen).commands()}
-        assert palette["Save call as test"] == app.action_save_as_test
+        assert palette["Save call as test"] == app.view.action_save_as_test
         palette["Run tests"]()
         await wait_for(pilot, lambda: isinstance(app.screen, TestsScreen) and app.screen.runs == 1, CONNECT)
         screen = app.screen

@@ -93,7 +93,7 @@ async def test_clear_hides_but_the_log_keeps_everything() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         total = len(app.traffic)
-        app.action_clear_log()
+        app.view.action_clear_log()
         await pilot.pause()
         assert all(len(view.rows) == 0 for view in app.panel.views())
         assert len(app.traffic) == total
@@ -135,7 +135,7 @@ async def test_copy_event_json_from_the_palette_action() -> None:
         await pilot.press("t", "up")
         event = app.panel.traffic_view.event_at_cursor()
         assert event is not None
-        app.action_copy_event()
+        app.view.action_copy_event()
         assert app.clipboard == event.raw
 
 

@@ -139,8 +139,10 @@ def test_workspace_screen(snap_compare: Any) -> None:
     app = workspace_app()
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, WorkspaceScreen))
-        table = pilot.app.screen.query_one(ServerTable)
+        # the workspace screen is the app's first: wait until it has composed its tables
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: isinstance(screen, WorkspaceScreen) and bool(screen.query(ServerTable)))
+        table = screen.query_one(ServerTable)
         await wait_for(pilot, lambda: table.row_count == 8 and table.has_focus)
         await pilot.press(*["down"] * 5)
         await wait_for(pilot, lambda: table.cursor_row == 5)
@@ -153,8 +155,10 @@ def test_agent_view_screen(snap_compare: Any) -> None:
     app = workspace_app()
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, WorkspaceScreen))
-        table = pilot.app.screen.query_one(AgentTable)
+        # the workspace screen is the app's first: wait until it has composed its tables
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: isinstance(screen, WorkspaceScreen) and bool(screen.query(AgentTable)))
+        table = screen.query_one(AgentTable)
         await wait_for(pilot, lambda: table.row_count == 15)
         await pilot.press("a")
         await wait_for(pilot, lambda: table.has_focus)

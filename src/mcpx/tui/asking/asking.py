@@ -33,6 +33,8 @@ AskKind = Literal["elicitation", "sampling"]
 USER_REJECTED = -1
 #: previous sampling replies kept for reuse
 MAX_REPLIES = 20
+#: seconds before a question that could not show (another screen was up) is tried again
+LOOK_AGAIN = 0.1
 
 
 @dataclass(eq=False)
@@ -103,6 +105,7 @@ class Asking:
         #: elicitation ids the server said are complete (`notifications/elicitation/complete`)
         self.completed: set[str] = set()
         self._numbers = itertools.count(1)
+        self._look_again = False
 
     # -- the client's handlers ----------------------------------------------------------------------
     async def elicit(self, params: Any) -> Any:
@@ -179,11 +182,17 @@ class Asking:
         return next((ask for ask in self.queue if ask.screen is not None), None)
 
     def show_next(self) -> None:
-        """Show the first waiting ask, unless one is shown or the user is in another modal screen."""
-        if self.showing is not None or not self.at_rest() or not self.app.is_running:
+        """Show the first waiting ask, unless one is shown or the user is in another modal screen (then
+        look again shortly, for as long as a question waits: the user may close that screen any time)."""
+        if self.showing is not None or not self.app.is_running:
             return
         ask = next((a for a in self.queue if a.pending), None)
         if ask is None:
+            return
+        if not self.at_rest():
+            if not self._look_again:
+                self._look_again = True
+                self.app.set_timer(LOOK_AGAIN, self._looked_again, name="asking-look-again")
             return
         screen = self._screen_for(ask)
         ask.screen = screen
@@ -193,6 +202,10 @@ class Asking:
             self.app.call_next(self.show_next)
 
         self.app.push_screen(screen, done)
+
+    def _looked_again(self) -> None:
+        self._look_again = False
+        self.show_next()
 
     def at_rest(self) -> bool:
         """The user is where a question may show: the main screen, no other screen over it."""

@@ -5,8 +5,9 @@ the replay view (read-only: nothing is sent to a session that belongs to a host)
 where it stopped while the proxy still runs, and the moment follows the newest event until the user
 moves it. A session that has ended opens the same way, as the recording it is.
 
-`AttachApp` is that replay view with a `LiveLabel` under the header (LIVE, then ENDED when the proxy
-stops) and the Check tab, which judges what was seen (nothing is sent into a host's session).
+The attach view is that replay view (a `ReplayApp`, not a subclass of it) with a `LiveLabel` under the
+header (LIVE, then ENDED when the proxy stops) and the Check tab, which judges what was seen (nothing is
+sent into a host's session).
 """
 
 from __future__ import annotations
@@ -15,15 +16,11 @@ import os
 import time
 from pathlib import Path
 
-from textual.app import ComposeResult
-from textual.widgets import TabbedContent
-
 from mcpx.proxy.sessions import SessionEntry
-from mcpx.record.reader import RecordingLoader, open_recording
+from mcpx.record.reader import open_recording
 from mcpx.tui.attach.live_label import LiveLabel
 from mcpx.tui.replay.replay_app import FIRST_EVENTS, ReplayApp
 from mcpx.tui.settings import InspectSettings
-from mcpx.tui.shell.header_bar import HeaderBar
 
 #: seconds a session just started has to write its recording's first line
 HEADER_WAIT = 5.0
@@ -41,36 +38,17 @@ def _wait_for_header(path: Path, entry: SessionEntry) -> None:
         time.sleep(0.05)
 
 
-class AttachApp(ReplayApp):
-    """The replay view on a proxied session: LIVE or ENDED under the header, and the Check tab."""
-
-    def __init__(self, loader: RecordingLoader, entry: SessionEntry, *, settings: InspectSettings) -> None:
-        super().__init__(loader, settings=settings)
-        self.entry = entry
-
-    def compose(self) -> ComposeResult:
-        for widget in super().compose():
-            yield widget
-            if isinstance(widget, HeaderBar):
-                yield LiveLabel(self.entry, id="attach-live")
-
-    def on_mount(self) -> None:
-        # after the replay view's own mount, which hides the tabs a recording has no use for: Check
-        # stays, judging what was seen (Textual runs a subclass's handler before its base's)
-        self.call_later(self._show_check)
-
-    def _show_check(self) -> None:
-        side = self.query_one("#side", TabbedContent)
-        if side.query("#check-tab"):
-            side.show_tab("check-tab")
-
-
-def make_attach_app(entry: SessionEntry, *, settings: InspectSettings | None = None) -> AttachApp:
+def make_attach_app(entry: SessionEntry, *, settings: InspectSettings | None = None) -> ReplayApp:
     """The replay view on `entry`'s recording, following it while the session is live."""
     _wait_for_header(entry.recording, entry)
     loader = open_recording(entry.recording, follow=lambda: entry.live)
     loader.load(FIRST_EVENTS)
-    app = AttachApp(loader, entry, settings=settings if settings is not None else InspectSettings())
+    app = ReplayApp(
+        loader,
+        settings=settings if settings is not None else InspectSettings(),
+        live=LiveLabel(entry, id="attach-live"),
+        hidden_tabs=("history-tab", "roots-tab"),  # Check stays: it judges what was seen, sending nothing
+    )
     app.title = "mcpx attach"
     app.sub_title = f"{entry.name} ({'live' if entry.live else 'ended'}): {os.fspath(entry.recording)}"
     return app

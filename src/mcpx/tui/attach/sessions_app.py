@@ -1,8 +1,8 @@
 """`mcpx sessions` on a terminal: the proxied sessions in a table; Enter opens the highlighted one.
 
 The table is what `mcpx sessions` prints (live or ended, name, host, server, era, start, frames,
-problems), newest first. Enter ends this app with the chosen session, which the CLI then opens in
-`AttachApp` (as `mcpx inspect --attach` does) and shows the list again when that screen quits; `r`
+problems), newest first. Enter ends this app with the chosen session, which the CLI then opens in the
+attach view (as `mcpx inspect --attach` does) and shows the list again when that screen quits; `r`
 reads the sessions folder again, `q` quits. Piped, or with `--format`, `mcpx sessions` prints instead.
 """
 

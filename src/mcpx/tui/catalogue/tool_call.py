@@ -6,7 +6,7 @@ annotated `destructiveHint: true` asks first. The call runs in a `requests` work
 may wait on a person answering an elicitation); progress notifications drive the bar; cancelling the
 worker cancels the request (`notifications/cancelled`, or closing the request's stream over HTTP).
 
-When a call ends the panel shows `ResultView` and posts `ToolCallPanel.CallFinished` to the app (the
+When a call ends the panel shows `ResultView` and posts `ToolCallPanel.CallFinished` to its screen (the
 call history is built on those).
 
 A tool whose `execution.taskSupport` is `required` is called as a task (the button says so); an
@@ -28,6 +28,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
+from textual.message_pump import MessagePump
 from textual.widgets import Button, Checkbox, ProgressBar, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
@@ -108,6 +109,7 @@ expected (into the server's collection, `server.mcpx.yaml` beside its script).
         self._task_id: str | None = None
         #: the status line's text (`_say`)
         self._status = ""
+        self._home: MessagePump | None = None
 
     @property
     def destructive(self) -> bool:
@@ -165,6 +167,8 @@ expected (into the server's collection, `server.mcpx.yaml` beside its script).
             assert self.worker is not None
             return self.worker
         self._cancelled = False
+        # the screen hears how the call ended, even once the user has moved on to another tool
+        self._home = self.screen
         self.worker = self.app.run_worker(
             self._call(arguments), name=f"tools/call {self.tool_name}", group="requests", exit_on_error=False
         )
@@ -378,7 +382,8 @@ expected (into the server's collection, `server.mcpx.yaml` beside its script).
         cancelled: bool = False,
     ) -> None:
         self.last_outcome = outcome
-        self.app.post_message(self.CallFinished(self.tool_name, arguments, outcome, latency, size))
+        assert self._home is not None  # set when the call started
+        self._home.post_message(self.CallFinished(self.tool_name, arguments, outcome, latency, size))
         if not self.is_attached:
             return
         self.set_class(False, "-running")

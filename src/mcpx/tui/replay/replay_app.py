@@ -1,9 +1,11 @@
 """`mcpx replay FILE`: the inspector on a recording, with no server — read-only, with a time scrubber.
 
-`ReplayApp` is the `InspectApp` (the same header, browsers, detail, Info view and traffic panel) over the
-recording's `TrafficLog`, with `read_only` set, a Calls tab with the recorded calls and their results,
-and a `Scrubber`. The screen shows the session as of the scrubber's `moment`: the catalogue the client
-had listed by then, the handshake once it happened (`Timeline` answers both by binary search).
+`ReplayApp` shows the inspector's `InspectScreen` (the same header, browsers, detail, Info view and traffic
+panel) over the recording's `TrafficLog`, read-only and with no connection, plus a Calls tab with the
+recorded calls and their results and a `Scrubber`. The app writes the screen's state itself: the session
+as of the scrubber's `moment`, the catalogue the client had listed by then, the handshake once it
+happened (`Timeline` answers both by binary search). Nothing on the screen knows it is a replay: it is
+told read-only in its context, and has no client to send with.
 
 The first events are read before the screen is built (`make_replay_app`), the rest by the `recording`
 worker in batches while the screen is up; the moment follows the end until the user moves it. Lines
@@ -20,26 +22,37 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.filter import LineFilter
 from textual.reactive import reactive
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import Static, TabbedContent, TabPane
 
 from mcpx.protocol.names import LIST_NAMES
 from mcpx.record.reader import RecordingLoader, open_recording
 from mcpx.record.timeline import Timeline
 from mcpx.tui.catalogue.item_detail import ItemDetail
+from mcpx.tui.context import InspectContext
+from mcpx.tui.forms.form_keys import letters_owned
 from mcpx.tui.replay.recorded_calls import RecordedCalls
 from mcpx.tui.replay.replay_state import catalog_at, server_info_at, session_at
 from mcpx.tui.replay.scrubber import Scrubber
+from mcpx.tui.session_state import Lists, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
-from mcpx.tui.shell.app import InspectApp
-from mcpx.tui.shell.header_bar import HeaderBar
 from mcpx.tui.shell.heap import return_freed_memory
+from mcpx.tui.shell.inspect_screen import INSPECT_CSS, LETTER_ACTIONS, InspectScreen
+from mcpx.tui.shell.leaving import confirm_then
+from mcpx.tui.shell.secret_filter import SecretFilter, masking
+from mcpx.tui.traffic.traffic_panel import TrafficPanel
 from mcpx.tui.traffic.traffic_view import TrafficView
 from mcpx.tui.widgets.event_list_view import EventListView, printable
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from textual.screen import Screen
+
     from mcpx.record.reader import Recording
 
 #: events read before the first screen, and per step of the `recording` worker afterwards
@@ -49,17 +62,24 @@ BATCH = 1_000
 FOLLOW_POLL = 0.1
 
 
-class ReplayApp(InspectApp):
-    """The inspector on a recording: nothing is sent, and a scrubber chooses the moment shown."""
-
-    TITLE = "mcpx replay"
-    GENERAL_HELP: ClassVar[str] = """\
+#: this session's calls, the roots it offers, checks of a live server: a recording has none
+REPLAY_HIDDEN_TABS = ("history-tab", "roots-tab", "check-tab")
+#: what `mcpx replay` is, above the focused pane's help (F1)
+REPLAY_HELP = """\
 **mcpx replay** shows a recorded session, with no server: read-only (nothing can be sent). The scrubber
 at the bottom chooses the moment shown — **,** and **.** step one event, **<** and **>** jump to the start
 and the end, **g** goes to the event highlighted in the traffic log. The browsers, the Info view (**i**),
 the header and the Calls tab (**c**: the recorded calls and their results) show the session as of that
 moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q** quits.
 """
+
+
+class ReplayApp(App[int]):
+    """The inspector on a recording: nothing is sent, and a scrubber chooses the moment shown."""
+
+    CSS_PATH = INSPECT_CSS
+    TITLE = "mcpx replay"
+    BINDING_GROUP_TITLE = "mcpx"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("comma", "step(-1)", "Back", id="replay-back", tooltip="One event back"),
         Binding("full_stop", "step(1)", "Fwd", id="replay-forward", tooltip="One event forward"),
@@ -74,10 +94,6 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
             "c", "show_calls", "Calls", id="replay-calls", tooltip="The recorded calls and their results"
         ),
         Binding("m", "focus_scrubber", "Scrubber", show=False, id="replay-scrubber", tooltip="Focus the bar"),
-        # a recording has nothing to reconnect to: r only says so, and the footer does not offer it
-        Binding(
-            "r", "ask_reconnect", "Reconnect", show=False, id="reconnect", tooltip="Nothing to reconnect"
-        ),
     ]
 
     moment: reactive[int] = reactive(0, init=False)
@@ -87,17 +103,40 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
     loading: reactive[bool] = reactive(True, init=False)
     """The recording is still being read."""
 
-    def __init__(self, loader: RecordingLoader, *, settings: InspectSettings) -> None:
+    def __init__(
+        self,
+        loader: RecordingLoader,
+        *,
+        settings: InspectSettings,
+        live: Widget | None = None,
+        hidden_tabs: tuple[str, ...] = REPLAY_HIDDEN_TABS,
+    ) -> None:
+        """`live`: a line under the header (`mcpx inspect --attach`: LIVE / ENDED); `hidden_tabs`: the side
+        tabs a recording has no use for (the attach view keeps Check, which judges what was seen)."""
+        super().__init__()
         recording = loader.recording
         log = recording.log
-        super().__init__(
+        self.settings = settings
+        self.theme = settings.theme
+        self.traffic = log
+        self.scrubber = Scrubber(log, id="scrubber")
+        #: what could not be read, under the header
+        self.notice = Static("", id="recording-problems")
+        #: the inspector's screen, read-only and with no connection (the app's default screen)
+        self.view = InspectScreen(
+            InspectContext(
+                traffic=log,
+                clock=lambda: log[len(log) - 1].mono if len(log) else 0.0,
+                read_only=True,
+                target=recording.target,
+            ),
             settings=settings,
-            connector=None,
-            traffic=log,
-            clock=lambda: log[len(log) - 1].mono if len(log) else 0.0,
-            target=recording.target,
-            read_only=True,
+            general_help=REPLAY_HELP,
+            hidden_tabs=hidden_tabs,
+            notices=(live, self.notice) if live is not None else (self.notice,),
+            above_footer=self.scrubber,
         )
+        self._secret_filter = SecretFilter(lambda: log.secrets)
         self.loader = loader
         self.recording: Recording = recording
         self.timeline = Timeline(log)
@@ -111,22 +150,37 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
         self.set_reactive(ReplayApp.loading, not loader.done)
         self.set_reactive(ReplayApp.moment, max(len(log) - 1, 0))
 
-    def compose(self) -> ComposeResult:
-        for widget in super().compose():
-            if isinstance(widget, Footer):
-                yield Scrubber(self.traffic, id="scrubber").data_bind(
-                    position=ReplayApp.moment, total=ReplayApp.loaded, loading=ReplayApp.loading
-                )
-            yield widget
-            if isinstance(widget, HeaderBar):
-                yield Static("", id="recording-problems")
+        self.scrubber.set_reactive(Scrubber.position, self.moment)
+        self.scrubber.set_reactive(Scrubber.total, self.loaded)
+        self.scrubber.set_reactive(Scrubber.loading, self.loading)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        return masking(self, super().get_line_filters(), self._secret_filter)
+
+    @property
+    def client(self) -> None:
+        """A recording has no connection."""
+        return None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # q is a bare letter: a form that keeps its letters hides it (forms/form_keys.py)
+        return not (action in LETTER_ACTIONS and letters_owned(self.focused))
+
+    def action_ask_quit(self) -> None:
+        """q: a recording holds no work to lose but a form's typed input (asked about first)."""
+        confirm_then(self, "Quit", lambda: self.exit(0))
+
+    @property
+    def read_only(self) -> bool:
+        """Always: nothing is sent from a recording."""
+        return True
+
+    def get_default_screen(self) -> Screen[Any]:
+        return self.view
 
     def on_mount(self) -> None:
-        side = self.query_one("#side", TabbedContent)
-        # this session's calls, the roots it offers, checks of a live server: a recording has none of them
-        for tab in ("history-tab", "roots-tab", "check-tab"):
-            if side.query(f"#{tab}"):
-                side.hide_tab(tab)
+        if self.settings.keymap:
+            self.set_keymap(self.settings.keymap)
         self._show(self.moment)
         self._show_problems()
         # after the first paint: the Calls tab, and reading the rest (the first screen waits for neither)
@@ -136,7 +190,7 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
         calls = RecordedCalls(self.traffic, self.timeline.calls_until, id="recorded-calls")
         calls.set_reactive(RecordedCalls.moment, self.moment)
         calls.set_reactive(RecordedCalls.loading, self.loading)
-        self.query_one("#side", TabbedContent).add_pane(TabPane("Calls", calls, id="calls-tab"))
+        self.view.query_one("#side", TabbedContent).add_pane(TabPane("Calls", calls, id="calls-tab"))
         if not self.loader.done:
             self.run_worker(self._read_rest(), name="recording", group="recording", exit_on_error=False)
 
@@ -162,11 +216,33 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
             self.moment = max(self.loaded - 1, 0)
 
     def watch_loading(self, loading: bool) -> None:
-        for calls in self.query(RecordedCalls):
+        self.scrubber.loading = loading
+        for calls in self.view.query(RecordedCalls):
             calls.loading = loading
+
+    def watch_loaded(self, loaded: int) -> None:
+        self.scrubber.total = loaded
+
+    # -- what the screen shows of the recording (tests and the palette read it there) ------------------
+    @property
+    def session(self) -> SessionState:
+        return self.view.session
+
+    @property
+    def catalog(self) -> Lists:
+        return self.view.catalog
+
+    @property
+    def server_info(self) -> ServerInfo | None:
+        return self.view.server_info
+
+    @property
+    def panel(self) -> TrafficPanel:
+        return self.view.panel
 
     # -- the moment ----------------------------------------------------------------------------------
     def watch_moment(self, seq: int) -> None:
+        self.scrubber.position = seq
         self._show(seq)
 
     def _show(self, seq: int) -> None:
@@ -176,16 +252,17 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
         exited = timeline.exit_at(seq)
         listings = tuple(timeline.listing_at(key, seq) for key in LIST_NAMES)
         key = (opening.seq if opening else None, exited.seq if exited else None, tuple(map(id, listings)))
+        view = self.view
         if key != self._shown_key:
             self._shown_key = key
-            self.session = session_at(
+            view.session = session_at(
                 self.recording, timeline, seq, opening, exited, self.settings.stderr_tail
             )
-            self.server_info = server_info_at(self.recording, opening)
-            self.catalog = catalog_at(opening, listings, self._typed)
-            for detail in self.query(ItemDetail):  # the browser selects again from what is listed now
+            view.server_info = server_info_at(self.recording, opening)
+            view.catalog = catalog_at(opening, listings, self._typed)
+            for detail in view.query(ItemDetail):  # the browser selects again from what is listed now
                 detail.selection = None
-        for calls in self.query(RecordedCalls):
+        for calls in view.query(RecordedCalls):
             calls.moment = seq
 
     def move_to(self, seq: int, *, show_in_log: bool = True) -> None:
@@ -219,21 +296,21 @@ moment. **t** jumps to the traffic log, **/** filters the pane you are in, **q**
 
     def _traffic_view(self) -> TrafficView | None:
         """The traffic log, once the panel (mounted after the first paint) has composed it."""
-        views = self.query("#traffic").results(TrafficView)
+        views = self.view.query("#traffic").results(TrafficView)
         return next(views, None)
 
     def action_show_calls(self) -> None:
         if not self.query("#calls-tab"):  # mounted just after the first paint
             return
-        self.query_one("#side", TabbedContent).active = "calls-tab"
-        self.query_one("#calls-list").focus()
+        self.view.query_one("#side", TabbedContent).active = "calls-tab"
+        self.view.query_one("#calls-list").focus()
 
     def action_focus_scrubber(self) -> None:
-        self.query_one(Scrubber).focus()
+        self.scrubber.focus()
 
     # -- what could not be read ----------------------------------------------------------------------
     def _show_problems(self) -> None:
-        banner = self.query_one("#recording-problems", Static)
+        banner = self.notice
         problems = self.recording.problems
         banner.set_class(bool(problems), "-visible")
         if not problems:

@@ -14,40 +14,41 @@ from mcpx.protocol.names import LOG_LEVELS
 
 if TYPE_CHECKING:
     from mcpx.tui.session_state import ItemKind
-    from mcpx.tui.shell.app import InspectApp
+    from mcpx.tui.shell.inspect_screen import InspectScreen
 
 Command = tuple[str, Callable[[], object], str]
 #: items of each list the palette searches by name (a 20,000-tool catalogue stays responsive)
 JUMP_LIMIT = 5_000
 
 
-def jump_to_item(app: InspectApp, kind: ItemKind, item: Any) -> None:
+def jump_to_item(screen: InspectScreen, kind: ItemKind, item: Any) -> None:
     """Show the item in the detail pane and focus its form, as Enter on it in the browser does."""
     from mcpx.tui.catalogue.item_browser import ItemBrowser
     from mcpx.tui.shell.navigation import open_item_form
 
-    for browser in app.query(ItemBrowser):
+    for browser in screen.query(ItemBrowser):
         browser.show_kind(kind)
-    app.show_item(kind, item)
-    app.run_worker(open_item_form(app), name="open form", group="focus", exclusive=True)
+    screen.show_item(kind, item)
+    screen.run_worker(open_item_form(screen), name="open form", group="focus", exclusive=True)
 
 
-def sign_in_again(app: InspectApp) -> None:
+def sign_in_again(screen: InspectScreen) -> None:
     """Forget the stored OAuth token of the server on screen, then reconnect (a new sign-in)."""
     from mcpx.auth.discovery import canonical_uri
     from mcpx.auth.store import TokenStore
 
-    url = app.spec.url if app.spec is not None else None
+    spec = screen.context.spec
+    url = spec.url if spec is not None else None
     if url:
         TokenStore().forget_token(canonical_uri(url))
-    app.action_reconnect()
+    screen.action_reconnect()
 
 
 class InspectCommands(Provider):
     """Every action of `mcpx inspect` that is not a key of its own, searchable by name."""
 
     def commands(self) -> list[Command]:
-        app = cast("InspectApp", self.app)
+        app = cast("InspectScreen", self.screen)  # the screen the palette was opened on
         commands: list[Command] = [
             ("Ping the server", app.action_ping, "Send ping and show how long the answer took"),
             ("Reconnect", app.action_reconnect, "Stop the server (or drop the connection) and connect again"),
@@ -64,7 +65,7 @@ class InspectCommands(Provider):
             ("Show roots", app.action_show_roots, "The roots the client advertises: add, remove, rename"),
             (
                 "Answer the waiting question",
-                app.asking.show_next,
+                app.action_answer_question,
                 "Open the next elicitation or sampling request the server is waiting on",
             ),
             (
@@ -154,7 +155,7 @@ class InspectCommands(Provider):
             score = matcher.match(name)
             if score > 0:
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
-        app = cast("InspectApp", self.app)
+        app = cast("InspectScreen", self.screen)  # the screen the palette was opened on
         from mcpx.tui.catalogue.item_browser import item_name
         from mcpx.tui.catalogue.item_detail import SINGULAR
         from mcpx.tui.session_state import KINDS

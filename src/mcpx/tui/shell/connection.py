@@ -1,9 +1,10 @@
 """`Connection`: the one long-lived `connection` worker of `mcpx inspect`, and what it tells the app.
 
 The worker owns the client's async context (opened and closed in the same task, as anyio requires) and
-waits until the server goes away or the app asks it to stop. What it learns goes up as messages —
-`SessionChanged`, `CatalogChanged`, `Opened`, `Ended` — that the app turns into its reactives (the
-connection never writes the app's attributes); it starts short `requests` workers to list the catalogue.
+waits until the server goes away or the app asks it to stop. It runs on the app (it outlives any screen);
+what it learns goes to the screen that shows it as messages — `SessionChanged`, `CatalogChanged`,
+`Opened` (which goes on up to the app), `Ended` — that the screen turns into its reactives (the
+connection writes nobody's attributes); it starts short `requests` workers to list the catalogue.
 A connector builds the client: `spec_connector()` for a real server, anything with the same shape (an
 in-memory server, a workspace's live client) for tests and workspaces.
 """
@@ -30,6 +31,7 @@ from mcpx.wire.traffic import TrafficLog
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.message_pump import MessagePump
 
     from mcpx import ServerSpec
     from mcpx.protocol.client import Client
@@ -99,7 +101,7 @@ class Connection:
             super().__init__()
             self.catalog = catalog
 
-    class Opened(Message, bubble=False):
+    class Opened(Message):
         """The server answered the handshake (or discover): what it established, and the client."""
 
         def __init__(self, client: Client, server_info: ServerInfo) -> None:
@@ -120,9 +122,12 @@ class Connection:
         settings: InspectSettings,
         target: str,
         session: Callable[[], SessionState],
+        report_to: MessagePump,
     ) -> None:
-        #: where the worker runs and the messages go
+        #: where the workers run
         self.host = host
+        #: where the messages go (the screen that shows this connection)
+        self.report_to = report_to
         self.connector = connector
         self.traffic = traffic
         self.clock = clock
@@ -155,11 +160,11 @@ class Connection:
 
     def _report(self, session: SessionState) -> None:
         self.session = session
-        self.host.post_message(self.SessionChanged(session))
+        self.report_to.post_message(self.SessionChanged(session))
 
     def _set_catalog(self, catalog: Lists) -> None:
         self.catalog = catalog
-        self.host.post_message(self.CatalogChanged(catalog))
+        self.report_to.post_message(self.CatalogChanged(catalog))
 
     async def _run(self, connector: Connector, stop: asyncio.Event) -> None:
         attempt = self.shown().attempt + 1
@@ -179,7 +184,7 @@ class Connection:
             ended = exc
         finally:
             self.client = None
-            self.host.post_message(self.Ended())
+            self.report_to.post_message(self.Ended())
         if stop.is_set() and ended is None:
             self._report(replace(self.session, state="closed"))
         else:
@@ -231,7 +236,7 @@ class Connection:
             for kind in KINDS
             if CAPABILITY[kind] not in opened.capabilities
         }
-        self.host.post_message(self.Opened(client, server_info))
+        self.report_to.post_message(self.Opened(client, server_info))
         self._set_catalog(Lists(unavailable=unavailable))
         for kind in KINDS:
             if kind not in unavailable:

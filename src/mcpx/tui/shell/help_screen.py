@@ -116,7 +116,8 @@ class HelpScreen(ModalScreen[None]):
             for key, binding in entries:
                 ident = binding.id or binding.action
                 merged.setdefault(ident, []).append(self.app.get_key_display(Binding(key, binding.action)))
-                described[ident] = binding
+                if binding.id or ident not in described:  # the binding with an id says what it does
+                    described[ident] = binding
             for ident, keys in merged.items():
                 binding = described[ident]
                 what = binding.tooltip or binding.description or binding.action

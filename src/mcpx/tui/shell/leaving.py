@@ -4,22 +4,22 @@ server waits, or a form holds what the user typed (one stray `q` or `r` used to 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcpx.tui.catalogue.item_detail import ItemDetail
 
 if TYPE_CHECKING:
-    from mcpx.tui.shell.app import InspectApp
+    from textual.app import App
 
 
-def work_at_risk(app: InspectApp) -> list[str]:
-    """What `verb`ing now would lose, in words (empty: nothing)."""
+def work_at_risk(app: App[Any], questions: int = 0) -> list[str]:
+    """What `verb`ing now would lose, in words (empty: nothing); `questions`: how many the server's
+    questions wait in the app's queue."""
     lost: list[str] = []
     calls = [w for w in app.workers if w.group == "requests" and w.is_running]
     if calls:
         names = ", ".join(sorted({w.name or "a request" for w in calls}))
         lost.append(f"{len(calls)} request{'s' if len(calls) != 1 else ''} in flight ({names})")
-    questions = len(app.asking.queue)
     if questions:
         lost.append(f"{questions} question{'s' if questions != 1 else ''} from the server waiting for you")
     if any(detail.holds_typed_input() for detail in app.query(ItemDetail)):
@@ -27,9 +27,9 @@ def work_at_risk(app: InspectApp) -> list[str]:
     return lost
 
 
-def confirm_then(app: InspectApp, verb: str, go: Callable[[], None]) -> None:
+def confirm_then(app: App[Any], verb: str, go: Callable[[], None], *, questions: int = 0) -> None:
     """Run `go` at once when nothing would be lost, else after the user says yes."""
-    lost = work_at_risk(app)
+    lost = work_at_risk(app, questions)
     if not lost:
         go()
         return

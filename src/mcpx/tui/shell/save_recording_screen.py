@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -21,7 +21,9 @@ from textual.widgets import Button, Input, Label
 from mcpx.record.format import RECORD_DIR_ENV, SUFFIX
 
 if TYPE_CHECKING:
-    from mcpx.tui.shell.app import InspectApp
+    from textual.app import App
+
+    from mcpx.tui.shell.inspect_screen import InspectScreen
 
 
 def default_path(label: str, cwd: Path | None = None) -> str:
@@ -103,12 +105,14 @@ class SaveRecordingScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def save_session(app: InspectApp) -> None:
+def save_session(screen: InspectScreen) -> None:
     """Ask where, then write the session so far there (in a thread: a long log takes a moment)."""
-    if app.read_only:
+    app = screen.app
+    context = screen.context
+    if context.read_only:
         app.notify(f"This is already a recording: {app.sub_title or 'the file you opened'}.")
         return
-    events = len(app.traffic)
+    events = len(context.traffic)
     if not events:
         app.notify("Nothing to save yet: the log is empty.", severity="warning")
         return
@@ -116,21 +120,22 @@ def save_session(app: InspectApp) -> None:
     def chosen(path: str | None) -> None:
         if path is not None:
             app.run_worker(
-                lambda: _write(app, path, events),
+                lambda: _write(app, screen, path, events),
                 name="save recording",
                 group="requests",
                 thread=True,
                 exit_on_error=False,
             )
 
-    app.push_screen(SaveRecordingScreen(default_path(app.target or "server"), events), chosen)
+    app.push_screen(SaveRecordingScreen(default_path(context.target or "server"), events), chosen)
 
 
-def _write(app: InspectApp, path: str, events: int) -> None:
+def _write(app: App[Any], screen: InspectScreen, path: str, events: int) -> None:
     from mcpx import ServerSpec
     from mcpx.record.writer import write_recording
 
-    spec = app.spec if app.spec is not None else ServerSpec(name=app.target or None)
-    era = app.session.era or app.settings.protocol_era
-    written = write_recording(path, app.traffic, spec, count=events, era=era)
+    context = screen.context
+    spec = context.spec if context.spec is not None else ServerSpec(name=context.target or None)
+    era = screen.session.era or screen.settings.protocol_era
+    written = write_recording(path, context.traffic, spec, count=events, era=era)
     app.call_from_thread(app.notify, f"Saved {written:,} events to {path} (secrets masked).", timeout=8)

@@ -9,7 +9,8 @@ never moves.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -17,6 +18,9 @@ from textual.color import Color
 from textual.filter import LineFilter
 
 from mcpx.wire.secret_policy import SecretPolicy
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 
 class SecretFilter(LineFilter):
@@ -47,3 +51,12 @@ class SecretFilter(LineFilter):
             style = next((s.style for s in reversed(segments) if not s.control), None)
             out.append(Segment(masked[position:], style))
         return out
+
+
+def masking(app: App[Any], filters: Sequence[LineFilter], mask: SecretFilter) -> list[LineFilter]:
+    """An app's line filters with `mask` last, unless the screen on top shows secrets on purpose (the
+    event screen after its reveal key): what every mcpx app's `get_line_filters` returns."""
+    top = app.screen_stack[-1] if app.screen_stack else None
+    if getattr(top, "reveals_secrets", False):
+        return list(filters)
+    return [*filters, mask]

@@ -15,21 +15,22 @@ from mcpx.tui.history.call_history import CallHistory, CallRecord
 from mcpx.tui.widgets.event_list_view import printable
 
 if TYPE_CHECKING:
-    from mcpx.tui.shell.app import InspectApp
+    from mcpx.tui.shell.inspect_screen import InspectScreen
 
 
-def collection_path(app: InspectApp) -> Path | None:
+def collection_path(screen: InspectScreen) -> Path | None:
     """The server's collection: `--tests FILE`, else beside its script, else named after it in the cwd."""
-    if app.collection_file is not None:
-        return app.collection_file
-    if app.spec is None:
+    if screen.collection_file is not None:
+        return screen.collection_file
+    spec = screen.context.spec
+    if spec is None:
         return None
     from mcpx.watch.paths import collection_for
 
-    return collection_for(app.spec, app.session.server_name)
+    return collection_for(spec, screen.session.server_name)
 
 
-def pick_call(app: InspectApp) -> CallRecord | None:
+def pick_call(app: InspectScreen) -> CallRecord | None:
     histories = list(app.query(CallHistory))
     if not histories:
         return None
@@ -46,7 +47,7 @@ def pick_call(app: InspectApp) -> CallRecord | None:
     return calls[0] if calls else (history.calls[-1] if history.calls else None)
 
 
-def save_as_test(app: InspectApp) -> None:
+def save_as_test(app: InspectScreen) -> None:
     """Append the picked call to the collection, its answer as the expectation; say where."""
     from mcpx.tui.testing.save_test import call_as_test, names_in, save_call
 
@@ -72,7 +73,7 @@ def save_as_test(app: InspectApp) -> None:
         taken=names_in(path),
     )
     try:
-        saved = save_call(path, test, app.spec)
+        saved = save_call(path, test, app.context.spec)
     except (OSError, McpxError) as exc:
         message = exc.message if isinstance(exc, McpxError) else str(exc)
         app.notify(f"Cannot save the test: {printable(message)}", severity="error", timeout=10)
@@ -86,7 +87,7 @@ def save_as_test(app: InspectApp) -> None:
     )
 
 
-def run_tests(app: InspectApp) -> None:
+def run_tests(app: InspectScreen) -> None:
     """The collection's tests on the app's connection, in a screen with pass/fail per test."""
     from mcpx.tui.testing.runs import run_tests as run
     from mcpx.tui.testing.tests_screen import TestsScreen
@@ -100,4 +101,4 @@ def run_tests(app: InspectApp) -> None:
             markup=False,
         )
         return
-    app.push_screen(TestsScreen(path, lambda: run(path, app.client), clock=app.clock))
+    app.app.push_screen(TestsScreen(path, lambda: run(path, app.client), clock=app.context.clock))

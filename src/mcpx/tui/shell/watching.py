@@ -4,6 +4,7 @@ and run the collection again after a restart or when only the collection changed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,7 +17,7 @@ from mcpx.tui.testing.watch_bar import WatchBar
 from mcpx.watch.loop import WatchPlan
 
 if TYPE_CHECKING:
-    from mcpx.tui.shell.app import InspectApp
+    from mcpx.tui.shell.inspect_screen import InspectScreen
 
 
 class WatchDock(Container):
@@ -24,14 +25,13 @@ class WatchDock(Container):
 
     DEFAULT_CSS = "WatchDock { height: 1; }"
 
-    def __init__(self, bar: WatchBar) -> None:
+    def __init__(self, bar: WatchBar, view: InspectScreen, restart: Callable[[], None]) -> None:
+        """`view`: the inspector's screen (its log, client and collection); `restart`: connect again now."""
         super().__init__(id="watch-dock")
         self.bar = bar
         self.plan = bar.plan
-
-    @property
-    def inspector(self) -> InspectApp:
-        return self.app  # type: ignore[return-value]
+        self.view = view
+        self.restart = restart
 
     def compose(self) -> ComposeResult:
         yield self.bar
@@ -39,9 +39,8 @@ class WatchDock(Container):
     @on(WatchBar.FilesChanged)
     def _files_changed(self, event: WatchBar.FilesChanged) -> None:
         event.stop()
-        app = self.inspector
-        app.traffic.info(f"watch: {event.batch.describe(self.plan.roots)} changed", "process")
-        app.action_reconnect()
+        self.view.context.traffic.info(f"watch: {event.batch.describe(self.plan.roots)} changed", "process")
+        self.restart()
 
     @on(WatchBar.Restarted)
     def _restarted(self, event: WatchBar.Restarted) -> None:
@@ -59,8 +58,8 @@ class WatchDock(Container):
         from mcpx.tui.shell.test_actions import collection_path
         from mcpx.tui.testing.tests_screen import TestsScreen
 
-        app = self.inspector
-        path = collection_path(app)
+        app = self.app
+        path = collection_path(self.view)
         if path is None or not path.is_file():
             return
         if isinstance(app.screen, TestsScreen):
@@ -74,19 +73,26 @@ class WatchDock(Container):
         from mcpx.tui.testing.runs import run_tests
 
         try:
-            results = await run_tests(path, self.inspector.client)
+            results = await run_tests(path, self.view.client)
         except McpxError as exc:
             self.bar.show_tests(None, exc.message)
             return
         self.bar.show_tests(results)
 
 
-def mount_watch(app: InspectApp, plan: WatchPlan) -> None:
-    """Mount the watch bar above the footer (from the app's mount: the bar binds to the app's reactives)."""
+def mount_watch(view: InspectScreen, plan: WatchPlan, source: str, restart: Callable[[], None]) -> None:
+    """Mount the watch bar above the footer of the inspector's screen (the bar binds to its reactives)."""
+    from textual._context import active_message_pump
     from textual.widgets import Footer
 
-    from mcpx.tui.shell.app import InspectApp
+    from mcpx.tui.shell.inspect_screen import InspectScreen
 
-    bar = WatchBar(plan, source=app.target, id="watch-bar").data_bind(InspectApp.session, InspectApp.catalog)
-    footers = app.query(Footer)
-    app.mount(WatchDock(bar), before=footers.first() if footers else None)
+    token = active_message_pump.set(view)  # data_bind binds to the node doing the binding: the screen
+    try:
+        bar = WatchBar(plan, source=source, id="watch-bar").data_bind(
+            InspectScreen.session, InspectScreen.catalog
+        )
+    finally:
+        active_message_pump.reset(token)
+    footers = view.query(Footer)
+    view.mount(WatchDock(bar, view, restart), before=footers.first() if footers else None)

@@ -238,7 +238,7 @@ class TrafficPanel(Vertical):
             self._show_follow()
 
     def on_mount(self) -> None:
-        self.app.refresh_bindings()  # the app's traffic keys wait for this panel (InspectApp.check_action)
+        self.app.refresh_bindings()  # the screen's traffic keys wait for it (InspectScreen.check_action)
         self._show_follow()
         self.watch(self.traffic_view, "following", lambda _: self._show_follow(), init=False)
 

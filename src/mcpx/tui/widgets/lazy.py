@@ -1,7 +1,7 @@
 """`Lazy`: Textual's lazy mount, minus its crash when the parent is gone before the mount comes due.
 
 Textual's `Lazy` mounts its widget a refresh after it is composed. When the parent is detached first (the app
-quits, or a workspace composes the screen again for another server, before that refresh) its `mount()` raises
+quits, or a screen is closed, before that refresh) its `mount()` raises
 `MountError` ("Can't mount widget(s) before … is mounted"), which surfaced as a crash on a quick quit.
 A widget whose parent has gone has nowhere to go: it is dropped.
 """

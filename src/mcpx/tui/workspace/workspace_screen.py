@@ -30,7 +30,8 @@ SYNC_EVERY = 0.2
 class WorkspaceScreen(Screen[None]):
     """A row per server, and the agent's view of their tools."""
 
-    CSS_PATH = "workspace.tcss"
+    # its layout (workspace.tcss) is loaded by the app: a screen that is the app's default screen does
+    # not load its own CSS_PATH
     BINDING_GROUP_TITLE = "Workspace"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "show_tab('servers-tab')", "Servers", id="workspace-servers", tooltip="Every server"),
