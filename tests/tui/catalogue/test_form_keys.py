@@ -146,7 +146,17 @@ async def test_escape_tab_filter_highlight_tab_letters_and_asking_before_q_and_r
         # q and r ask first while a call runs; n leaves everything as it was
         box = browser.query_one("#browser-filter", Input)
         box.value = ""
-        await wait_for(pilot, lambda: browser.filter_text == "")
+        # the list's new highlight reaches the detail pane in two messages: wait for it, or it would land
+        # after the call below is opened and show another tool in its place
+        detail = app.query_one(ItemDetail)
+        await wait_for(
+            pilot,
+            lambda: (
+                browser.filter_text == ""
+                and detail.selection is not None
+                and detail.selection[1] is browser._highlighted_item()
+            ),
+        )
         attempt = app.session.attempt
         app.view.request_tool_call("long_report", {}, run=True)
         await wait_for(pilot, lambda: app.in_flight == 1 or any(w.group == "requests" for w in app.workers))
