@@ -41,7 +41,8 @@ from mcpx.tui.replay.scrubber import Scrubber
 from mcpx.tui.session_state import Lists, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.heap import return_freed_memory
-from mcpx.tui.shell.inspect_screen import INSPECT_CSS, LETTER_ACTIONS, InspectScreen
+from mcpx.tui.shell.inspect_keys import LETTER_ACTIONS
+from mcpx.tui.shell.inspect_screen import INSPECT_CSS, InspectScreen
 from mcpx.tui.shell.leaving import confirm_then
 from mcpx.tui.shell.secret_filter import SecretFilter, masking
 from mcpx.tui.traffic.traffic_panel import TrafficPanel

@@ -26,7 +26,8 @@ from mcpx.tui.forms.form_keys import letters_owned
 from mcpx.tui.session_state import Lists, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.connection import Connection, Connector, spec_connector
-from mcpx.tui.shell.inspect_screen import INSPECT_CSS, LETTER_ACTIONS, InspectScreen, report_failure
+from mcpx.tui.shell.inspect_keys import LETTER_ACTIONS
+from mcpx.tui.shell.inspect_screen import INSPECT_CSS, InspectScreen, report_failure
 from mcpx.tui.shell.leaving import confirm_then
 from mcpx.tui.shell.safe_output import safe_driver
 from mcpx.tui.shell.secret_filter import SecretFilter, masking

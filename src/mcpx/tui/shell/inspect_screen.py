@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.command import Provider
 from textual.containers import Horizontal
 from textual.message import Message
@@ -49,6 +49,7 @@ from mcpx.tui.shell.death_banner import DeathBanner
 from mcpx.tui.shell.header_bar import HeaderBar
 from mcpx.tui.shell.help_screen import GENERAL
 from mcpx.tui.shell.info_view import InfoView
+from mcpx.tui.shell.inspect_keys import INSPECT_BINDINGS, LETTER_ACTIONS, PANEL_ACTIONS
 from mcpx.tui.shell.key_footer import KeyFooter
 from mcpx.tui.skills.skills_view import SkillsView
 from mcpx.tui.subscriptions.subscriptions_view import SubscriptionsView
@@ -68,26 +69,6 @@ INSPECT_CSS: list[str | PurePath] = [
     Path(__file__).parent / "app.tcss",
     Path(__file__).parent.parent / "asking" / "asking.tcss",
 ]
-#: the letter keys of the catalogue's tabs (the official inspector's TUI has them too)
-CATALOGUE_KEYS = (
-    ("T", "tools", "Tools"),
-    ("R", "resources", "Resources"),
-    ("M", "resourceTemplates", "Templates"),
-    ("P", "prompts", "Prompts"),
-)
-#: actions that need the traffic panel (see check_action)
-_PANEL_ACTIONS = {"focus_traffic", "clear_log", "toggle_follow", "copy_event"}
-#: actions bound to a bare letter only: a form that owns its letters hides them (see check_action)
-LETTER_ACTIONS = {
-    "ask_quit",
-    "focus_traffic",
-    "reconnect",
-    "refuse_reconnect",
-    "show_info",
-    "focus_browser",
-    "show_check",
-    "show_kind",
-}
 #: events between two gc.freeze() calls (see _tick)
 FREEZE_EVERY = 5_000
 #: the header's figures (requests in flight, …) follow traffic at most this often
@@ -112,45 +93,7 @@ class InspectScreen(Screen[None]):
 
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {InspectCommands}
     BINDING_GROUP_TITLE = "mcpx"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "app.ask_quit", "Quit", id="quit", tooltip="Stop the server and quit"),
-        Binding(
-            "question_mark,f1", "help", "Help", id="help", tooltip="Help for the focused pane, and its keys"
-        ),
-        Binding("t", "focus_traffic", "Traffic", id="focus-traffic", tooltip="Jump to the traffic log"),
-        Binding("r", "reconnect", "Reconnect", id="reconnect", tooltip="Restart the server / connect again"),
-        # a recording has nothing to reconnect to: r only says so, and the footer does not offer it
-        Binding("r", "refuse_reconnect", "Reconnect", show=False, tooltip="Nothing to reconnect"),
-        Binding("i", "show_info", "Info", id="show-info", tooltip="Instructions, capabilities, handshake"),
-        Binding(
-            "b", "focus_browser", "Browser", show=False, id="focus-browser", tooltip="Jump to the catalogue"
-        ),
-        Binding(
-            "C", "show_check", "Check", show=False, id="show-check", tooltip="Run mcpx check on the server"
-        ),
-        Binding(
-            "ctrl+r", "call_tool", "Call", show=False, id="call-selected-tool", tooltip="Call the tool shown"
-        ),
-        Binding(
-            "ctrl+t",
-            "save_as_test",
-            "Save as test",
-            show=False,
-            id="save-as-test",
-            tooltip="Call → collection",
-        ),
-        *(
-            Binding(
-                key,
-                f"show_kind('{kind}')",
-                title,
-                show=False,
-                id=f"show-{title.lower()}",
-                tooltip=f"{title} tab",
-            )
-            for key, kind, title in CATALOGUE_KEYS
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = INSPECT_BINDINGS
 
     session: reactive[SessionState] = reactive(SessionState, init=False)
     """The connection as the header and the death banner show it."""
@@ -453,7 +396,7 @@ class InspectScreen(Screen[None]):
         if action in ("reconnect", "refuse_reconnect"):
             return (action == "refuse_reconnect") == self.context.read_only
         # the traffic panel mounts just after the first paint: its actions wait for it
-        return action not in _PANEL_ACTIONS or bool(self.query("#traffic-panel"))
+        return action not in PANEL_ACTIONS or bool(self.query("#traffic-panel"))
 
     def action_focus_traffic(self) -> None:
         self.panel.show_traffic()
