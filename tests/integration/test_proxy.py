@@ -122,6 +122,17 @@ def alive(pid: int) -> bool:
         return False
 
 
+def listening_line(proxy: subprocess.Popen[bytes]) -> str:
+    """The proxy's "listening on …" line: the server's own stderr (which the proxy passes on) may come
+    first, as the server starts while the proxy opens its port."""
+    assert proxy.stderr is not None
+    for _ in range(20):
+        line = proxy.stderr.readline().decode()
+        if "listening on " in line or not line:
+            return line
+    raise AssertionError("no 'listening on' line in the proxy's first 20 lines of stderr")
+
+
 def frame(obj: dict[str, Any]) -> bytes:
     return json.dumps(obj, ensure_ascii=False).encode()  # spaces after , and : — kept as they are
 
@@ -418,7 +429,7 @@ def test_listen_serves_streamable_http_to_http_hosts(tmp_path: Path) -> None:
     token = "hosttoken-5d1e9a7b3c"
     try:
         assert proxy.stderr is not None
-        first = proxy.stderr.readline().decode()
+        first = listening_line(proxy)
         url = first.split("listening on ")[1].split(" ")[0]
         assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
         called = subprocess.run(
@@ -576,7 +587,7 @@ def test_listen_passes_the_hosts_headers_to_a_url_target_but_no_credential(tmp_p
         )  # fmt: skip
         try:
             assert proxy.stderr is not None
-            url = proxy.stderr.readline().decode().split("listening on ")[1].split(" ")[0]
+            url = listening_line(proxy).split("listening on ")[1].split(" ")[0]
             sent = {
                 "Authorization": f"Bearer {host_token}",
                 "Cookie": cookie,
