@@ -91,13 +91,16 @@ def show_check(screen: InspectScreen) -> None:
     """The Check tab, focused; the checks run the first time it is shown."""
     screen.query_one("#side", TabbedContent).active = "check-tab"
 
-    def ready() -> None:
-        for view in screen.query(CheckView):
+    def ready(tries: int) -> None:
+        views = list(screen.query(CheckView))
+        for view in views:
             view.focus_results()
             if view.report is None and not view.running:
                 view.action_run()
+        if not views and tries > 0:  # the view mounts lazily: look again after a refresh, a bounded while
+            screen.call_after_refresh(ready, tries - 1)
 
-    screen.call_after_refresh(ready)
+    screen.call_after_refresh(ready, 20)
 
 
 def show_event(screen: InspectScreen, seq: int) -> None:
