@@ -21,6 +21,7 @@ from mcpx.tui.traffic.stderr_view import StderrView
 from mcpx.tui.traffic.traffic_view import Clock, TrafficView
 from mcpx.tui.widgets.event_list_view import EventListView
 from mcpx.tui.widgets.lazy import Lazy
+from mcpx.tui.widgets.removable_select import RemovableSelect
 from mcpx.wire.traffic import TrafficLog
 
 #: pane id → (title, view id)
@@ -110,7 +111,7 @@ class TrafficPanel(Vertical):
                 yield Lazy(
                     Horizontal(
                         Label("Ask the server for level", id="log-level-label"),
-                        Select(
+                        RemovableSelect(
                             [(level, level) for level in LOG_LEVELS],
                             prompt="(server default)",
                             id="log-level",
