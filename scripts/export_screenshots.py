@@ -123,7 +123,7 @@ async def roots(pilot: Any, app: InspectApp, session: Any) -> None:
     await wait_for(pilot, lambda: any(e.method == "notifications/roots/list_changed" for e in app.traffic))
     await settle(pilot, app)
     app.clear_notifications()
-    app.action_show_roots()
+    app.view.action_show_roots()
     await quiet(pilot)
 
 
