@@ -5,17 +5,28 @@ Each case runs the real app headless (140×45) in a fresh interpreter against
 1 MB one, 20,000 tools, a 3,000-level schema, `$ref` cycles — and reports:
 
     after answer   the tools/list answer appended to the traffic log → the list and the detail painted
-    keys           each of ↓ ↑ F1 Esc Tab after a rest: key → screen idle (wall, and the CPU time of the
-                   process), the item's call panel held back; then that panel built on its own ("panel");
-                   ten ↓ at 30 a second (a held key), and from their start to the last item's call panel
-                   painted
+    keys           each of ↓ ↑ F1 Esc Tab Shift+Tab after a rest, sent as the terminal driver sends it:
+                   key → nothing queued or dirty anywhere for 0.1 s (wall, and the CPU time of the process
+                   up to the first quiet moment), the item's call panel held back; then that panel built on
+                   its own ("panel"); ten ↓ at 30 a second (a held key), and from their start to the last
+                   item's call panel painted. Medians over --keys rounds of the sequence.
+    floor          a bare Textual app (a label, two 40-option lists, Textual's Footer) in the same process,
+                   measured the same way: a Screen pushed (F1) and popped (Esc), the focus moved (Tab) —
+                   what Textual itself costs
     whole text     "Show the whole description" → the virtualised text painted, then End (its last line)
     q              q → the app has exited (server stopped)
     RSS            the process's resident memory with the catalogue on screen
 
-Wall times on this shared 2-core machine swing with other jobs; CPU times are the steadier figure.
+Why not Pilot's `press`: it waits for the screen by posting a callback to every widget on it (~180 here)
+and then for idle, twice per key, which costs ~35–40 ms of CPU on this app and nothing on a small one: a
+real key wakes only the widgets it concerns. Earlier figures (before 2026-11-25 06:00) include that cost.
 
-    python benchmarks/tui_catalogue.py [--runs 3] [--cases huge,huge-http,1mb,many,deep,cycles]
+Wall times on this shared 2-core machine swing with other jobs; CPU times are the steadier figure.
+`--before SRC` runs a second mcpx tree (e.g. `git archive` of an older commit) in the same loop,
+alternating with this one, so both see the same load.
+
+    python benchmarks/tui_catalogue.py [--runs 3] [--keys 3] [--cases huge,huge-http,1mb,many,deep,cycles]
+                                       [--before OLD/src]
 """
 
 from __future__ import annotations
@@ -42,8 +53,11 @@ CASES = {
 }
 
 CHILD = r"""
-import asyncio, json, sys, time
-from textual.widgets import Button, OptionList
+import asyncio, json, statistics, sys, time
+from textual import events
+from textual.app import App
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Label, OptionList
 from mcpx.transports.spec import resolve_target
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.app import make_app
@@ -53,10 +67,68 @@ def rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * 4096 / 2**20
 
-async def main(target, args, transport):
+def busy(app):
+    # reads only: nothing queued on the app or any node of its screen, nothing waiting to be laid out or drawn
+    screen = app.screen
+    if not app._message_queue.empty() or any(not n._message_queue.empty() for n in screen.walk_children()):
+        return True
+    return bool(
+        screen._layout_required or screen._repaint_required or screen._dirty_widgets or screen._callbacks
+    )
+
+async def settle(app, quiet=0.1):
+    # -> CPU time at the first moment after which nothing happened for `quiet` seconds
+    last, cpu = time.perf_counter(), time.process_time()
+    while True:
+        await asyncio.sleep(0.01)
+        if busy(app):
+            last, cpu = time.perf_counter(), None
+        elif cpu is None:
+            cpu = time.process_time()
+        elif time.perf_counter() - last > quiet:
+            return cpu
+
+async def key(app, name):
+    # as the terminal driver delivers a key; -> (wall s, CPU s) until the app is quiet
+    event = events.Key(name, None)
+    w, c = time.perf_counter(), time.process_time()
+    app._driver.send_message(event)
+    cpu = await settle(app)
+    return (time.perf_counter() - w, cpu - c)
+
+class Bare(App):
+    BINDINGS = [("f1", "push", "push"), ("escape", "pop", "pop")]
+    def compose(self):
+        yield Label("bare Textual")
+        yield OptionList(*[f"tool {i}" for i in range(40)])
+        yield OptionList(*[f"other {i}" for i in range(40)])  # Tab moves the focus between the two
+        yield Footer()
+    def action_push(self):
+        self.push_screen(Screen())
+    def action_pop(self):
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+
+def medians(samples):
+    return {
+        k: (statistics.median(v[0] for v in vs), statistics.median(v[1] for v in vs))
+        for k, vs in samples.items()
+    }
+
+async def floor(rounds):
+    bare, samples = Bare(), {}
+    async with bare.run_test(size=(140, 45)) as pilot:
+        await pilot.pause(0.3)
+        for _ in range(rounds):
+            for name in ("f1", "escape", "tab"):
+                await asyncio.sleep(0.3)
+                samples.setdefault(f"bare {name}", []).append(await key(bare, name))
+    return medians(samples)
+
+async def main(target, args, transport, rounds):
+    out = await floor(rounds)
     spec = resolve_target(target, args, transport=transport)
     app = make_app(spec, settings=InspectSettings(protocol_era="legacy", timeout=120.0))
-    out = {}
     async with app.run_test(size=(140, 45)) as pilot:
         tools = app.query_one("#tools-list", OptionList)
         detail = app.query_one(ItemDetail)
@@ -71,12 +143,12 @@ async def main(target, args, transport):
         # figure is the key's own work; the panel's build is measured on its own, then the real delay is back
         from mcpx.tui.catalogue import item_detail
         delay, item_detail.PANEL_DELAY = item_detail.PANEL_DELAY, 30.0
-        for key in ("down", "up", "f1", "escape", "tab", "shift+tab"):
-            await pilot.pause(0.3)
-            w, c = time.perf_counter(), time.process_time()
-            await pilot.press(key)
-            await pilot.pause()
-            out[f"key {key}"] = (time.perf_counter() - w, time.process_time() - c)
+        samples = {}
+        for _ in range(rounds):
+            for name in ("down", "up", "f1", "escape", "tab", "shift+tab"):
+                await asyncio.sleep(0.3)
+                samples.setdefault(f"key {name}", []).append(await key(app, name))
+        out.update(medians(samples))
         await pilot.pause(0.3)
         w, c = time.perf_counter(), time.process_time()
         detail.show_call_panel()
@@ -121,7 +193,7 @@ async def main(target, args, transport):
         out["q"] = time.perf_counter() - w
     print("@@" + json.dumps(out))
 
-asyncio.run(main(sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]))
+asyncio.run(main(sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], int(sys.argv[4])))
 """
 
 
@@ -131,8 +203,8 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def one(case: str) -> dict[str, object]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "TEXTUAL_ANIMATIONS": "none"}
+def one(case: str, src: Path, rounds: int) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": str(src), "TEXTUAL_ANIMATIONS": "none"}
     server = None
     if case == "huge-http":
         port = free_port()
@@ -155,7 +227,7 @@ def one(case: str) -> dict[str, object]:
         target, args, transport = sys.executable, [str(SERVER), *CASES[case]], "auto"
     try:
         proc = subprocess.run(
-            [sys.executable, "-c", CHILD, target, json.dumps(args), transport],
+            [sys.executable, "-c", CHILD, target, json.dumps(args), transport, str(rounds)],
             capture_output=True,
             text=True,
             env=env,
@@ -177,14 +249,25 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--keys", type=int, default=3, help="rounds of the key sequence in each run")
     parser.add_argument("--cases", default=",".join(CASES))
+    parser.add_argument("--before", type=Path, help="a src/ tree of an older mcpx, run alternately")
     args = parser.parse_args()
     cases = args.cases.split(",")
-    results: dict[str, list[dict[str, object]]] = {case: [] for case in cases}
+    trees = {"now": ROOT / "src", **({"before": args.before} if args.before else {})}
+    results: dict[str, list[dict[str, object]]] = {
+        f"{case} {tree}" if args.before else case: [] for case in cases for tree in trees
+    }
+    loads = []
     for _ in range(args.runs):
         for case in cases:
-            results[case].append(one(case))
-    print(f"medians of {args.runs} runs; load average {os.getloadavg()[0]:.1f}; wall ms (CPU ms)")
+            for tree, src in trees.items():
+                loads.append(os.getloadavg()[0])
+                results[f"{case} {tree}" if args.before else case].append(one(case, src, args.keys))
+    print(
+        f"medians of {args.runs} runs × {args.keys} key rounds; "
+        f"load average {min(loads):.1f}–{max(loads):.1f}; wall ms (CPU ms)"
+    )
     for case, runs in results.items():
         after = statistics.median(float(r["after_answer"]) for r in runs)  # type: ignore[arg-type]
         parts = [
@@ -194,13 +277,14 @@ def main() -> None:
         for key in [
             k
             for k in runs[0]
-            if k.startswith("key ") or k in ("panel", "whole text", "held down x10", "panel after rest")
+            if k.startswith(("key ", "bare "))
+            or k in ("panel", "whole text", "held down x10", "panel after rest")
         ]:
             wall = statistics.median(r[key][0] for r in runs)  # type: ignore[index]
             cpu = statistics.median(r[key][1] for r in runs)  # type: ignore[index]
             parts.append(f"{key.removeprefix('key ')} {wall * 1000:.0f} ({cpu * 1000:.0f})")
         parts.append(f"q {statistics.median(float(r['q']) for r in runs) * 1000:.0f}")  # type: ignore[arg-type]
-        print(f"  {case:10} " + " · ".join(parts))
+        print(f"  {case:13} " + " · ".join(parts))
 
 
 if __name__ == "__main__":
