@@ -57,7 +57,16 @@ METAVARS = {
     "--junit": "FILE",
     "--tests": "FILE",
     "--debounce": "MS",
+    "--listen": "[HOST:]PORT",
+    "--forward-header": "NAME",
+    "--output": "FILE",
+    "--select": "TEXT",
+    "--only": "CHECKS",
+    "--skip": "CHECKS",
+    "--recording": "FILE",
 }
+#: where one command's option takes other values than the option of that name elsewhere
+COMMAND_METAVARS = {("export", "--format"): "har|otlp-json"}
 ARGUMENTS = {"target": "TARGET", "server_args": "SERVER_ARG", "a": "A", "b": "B"}
 HELP = {
     "--tool-name": "The tool to call (tools/call).",
@@ -65,6 +74,11 @@ HELP = {
     "--prompt-name": "The prompt to get (prompts/get).",
     "--log-level": "Ask the server for log messages at this level and above: debug, info, notice, warning, "
     "error, critical, alert, emergency.",
+}
+#: where one command's option means something else than the option of that name elsewhere
+COMMAND_HELP = {
+    ("inspect", "--timeout"): "Seconds to wait for each answer (progress resets it; default: the settings "
+    "file's timeout, else 60).",
 }
 REQUIRED = {("call", "--method")}
 EPILOGS = {
@@ -110,6 +124,50 @@ Examples:
   mcpx test tests/ --junit out.xml
   mcpx test calc.mcpx.yaml --update        (re-record the expectations; review the diff)
 Exit 0 all passed, 8 a test failed, 4 a server could not be reached. See docs/testing.md.""",
+    "replay": """\b
+Examples:
+  mcpx replay session.jsonl                 (the recording in the TUI, no server)
+  mcpx replay session.jsonl --against ./server.py --ignore '$..timestamp'
+Exit 0 the same, 7 the server answers differently now (drift), 4 it could not be reached.""",
+    "diff": """\b
+Examples:
+  mcpx diff before.jsonl ./server.py
+  mcpx diff 'python old/server.py' 'python new/server.py' --ignore '$.serverInfo'
+Exit 0 the same, 7 they differ.""",
+    "mock": """\b
+Examples:
+  mcpx mock session.jsonl
+  mcpx call mcpx mock session.jsonl --method tools/list    (a client starting the mock)""",
+    "ls": """\b
+Examples:
+  mcpx ls
+  mcpx ls --config .vscode/mcp.json --format json""",
+    "proxy": """\b
+Examples:
+  mcpx proxy ./server.py                   (where a host's config ran ./server.py)
+  mcpx proxy npx -y @modelcontextprotocol/server-everything
+  mcpx proxy --listen 8765 https://host/mcp
+  mcpx proxy install --host claude-desktop --all
+Then: mcpx sessions, mcpx inspect --attach NAME. See docs/proxy.md.""",
+    "sessions": """\b
+Examples:
+  mcpx sessions
+  mcpx sessions --live --format json
+  mcpx inspect --attach NAME                (watch a live one)""",
+    "export": """\b
+Examples:
+  mcpx export session.jsonl -o session.har
+  mcpx export NAME --format otlp-json -o traces.json   (a proxied session, by name)""",
+    "watch": """\b
+Examples:
+  mcpx watch ./server.py
+  mcpx watch ./server.py --tests calc.mcpx.yaml
+  mcpx watch node build/index.js --watch-path src""",
+    "auth": """\b
+Examples:
+  mcpx auth login https://host/mcp
+  mcpx auth status
+  mcpx auth token https://host/mcp         (the token alone, for curl and other tools)""",
 }
 
 
@@ -136,8 +194,11 @@ def _polish_param(command: str, param: Any) -> None:
         return
     long = next((o for o in param.opts if o.startswith("--")), param.opts[0])
     if not param.is_flag:
-        _show_as(param, METAVARS.get(long, long.lstrip("-").split("-")[-1].upper()))
-    if not param.help and long in HELP:
+        fallback = METAVARS.get(long, long.lstrip("-").split("-")[-1].upper())
+        _show_as(param, COMMAND_METAVARS.get((command, long), fallback))
+    if (command, long) in COMMAND_HELP:
+        param.help = COMMAND_HELP[command, long]
+    elif not param.help and long in HELP:
         param.help = HELP[long]
     if (command, long) in REQUIRED and "[required]" not in (param.help or ""):
         param.help = f"{param.help or ''}  [required]".strip()

@@ -51,7 +51,14 @@ def _line(entry: dict[str, Any]) -> str:
     return shlex.join([str(entry.get("command", "")), *[str(a) for a in entry.get("args") or []]])
 
 
-@app.command("install")
+_EXAMPLES = """\b
+Examples:
+  mcpx proxy install --host claude-desktop --all --dry-run
+  mcpx proxy install --host cursor --server github
+  mcpx proxy uninstall --host cursor"""
+
+
+@app.command("install", epilog=_EXAMPLES)
 def install_command(
     host: HostOpt,
     server: Annotated[
