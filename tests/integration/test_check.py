@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from mcpx.check.context import CheckOptions, check_session
 from mcpx.check.model import all_checks
+from mcpx.check.options import CheckOptions, check_session
 from mcpx.check.report import CheckReport
 from mcpx.check.runner import run_checks
 from mcpx.protocol.options import SessionOptions

@@ -23,8 +23,8 @@ from http_servers import (
     sdk_server,
 )
 
-from mcpx.check.context import CheckOptions, check_session
 from mcpx.check.model import all_checks
+from mcpx.check.options import CheckOptions, check_session
 from mcpx.check.report import CheckReport
 from mcpx.check.runner import run_checks
 from mcpx.transports.spec import resolve_target

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpx.check.context import CheckOptions, check_session
 from mcpx.check.model import CheckResult, all_checks
+from mcpx.check.options import CheckOptions, check_session
 from mcpx.check.report import CheckReport
 from mcpx.check.runner import run_checks
 from mcpx.transports.spec import ServerSpec, resolve_target

@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Iterable
 
-from mcpx.check.context import CheckContext, CheckOptions, LogListener, older
+from mcpx.check.context import CheckContext
 from mcpx.check.model import (
     Check,
     CheckResult,
@@ -26,6 +26,7 @@ from mcpx.check.model import (
     status_of,
     unjudged,
 )
+from mcpx.check.options import CheckOptions, LogListener, older
 from mcpx.check.report import CheckReport
 from mcpx.errors import McpxError
 from mcpx.protocol.client import Client

@@ -100,8 +100,8 @@ def command(
                     "--recording judges a recorded session: give no TARGET, --server or --config"
                 )
             return _judge_recording(recording, fmt, verbose, junit)
-        from mcpx.check.context import CheckOptions, check_session
         from mcpx.check.model import all_checks, select
+        from mcpx.check.options import CheckOptions, check_session
 
         for flag, names in (("--only", only), ("--skip", skip)):
             for name in _split(names or []):

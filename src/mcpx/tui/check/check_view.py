@@ -149,8 +149,8 @@ judges what was seen (schema, pairing, ids, lifecycle, capabilities), again as t
         )
 
     async def _run(self, spec: ServerSpec, client: Client, call_tools: bool) -> None:
-        from mcpx.check.context import CheckOptions, check_session
         from mcpx.check.model import CheckResult, all_checks
+        from mcpx.check.options import CheckOptions, check_session
         from mcpx.check.runner import run_checks
 
         era = client.opened.era if client.opened is not None else ""
