@@ -104,13 +104,18 @@ def test_demo_protocol_era_and_record_reach_the_inspector(
             inspector = make_app(spec, settings=settings)
             recording.attach(inspector.traffic)
             async with inspector.run_test(size=(160, 40)) as pilot:
+                # wait on the session's state (cheap), then read the screen once: rendering a whole
+                # screenshot every tenth of a second starved the app's own loop on a loaded machine
                 deadline = time.monotonic() + 60
-                while time.monotonic() < deadline:
+                while time.monotonic() < deadline and inspector.session.state != "connected":
+                    await pilot.pause(0.1)
+                for _ in range(50):  # the header repaints after the state: a bounded wait for it
                     await pilot.pause(0.1)
                     text = inspector.export_screenshot()
                     if "connected" in text and "2025-11-25" in text:
                         seen["screen"] = text
                         break
+                seen["state"] = inspector.session.state
                 await pilot.press("q")
             recording.close()
 
@@ -121,6 +126,7 @@ def test_demo_protocol_era_and_record_reach_the_inspector(
     path = tmp_path / "demo.mcpx.jsonl"
     result = CliRunner().invoke(app, ["demo", "--protocol-era", "legacy", "--record", str(path)])
     assert result.exit_code == 0, result.output
+    assert seen.get("state") == "connected", f"the demo never connected (state {seen.get('state')!r})"
     assert "legacy" in seen.get("screen", ""), "the header never showed the legacy era"
     recording = read_recording(path)
     assert recording.header["era"] == "legacy"
