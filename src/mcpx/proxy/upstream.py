@@ -75,7 +75,10 @@ class Upstream(Protocol):
 def open_upstream(spec: ServerSpec, log: TrafficLog) -> Upstream:
     if spec.command is not None and spec.transport in ("stdio", "auto"):
         return StdioUpstream(spec, log)
-    return HttpUpstream(spec, log)
+    from mcpx.proxy.lean_http import lean_transport_for
+
+    lean = lean_transport_for(spec.url) if spec.url is not None else None
+    return HttpUpstream(spec, log, lean)
 
 
 class StdioUpstream:
@@ -158,8 +161,9 @@ class StdioUpstream:
 
 
 class HttpUpstream:
-    def __init__(self, spec: ServerSpec, log: TrafficLog) -> None:
-        self._transport = open_transport(spec, log)
+    def __init__(self, spec: ServerSpec, log: TrafficLog, http_transport: object = None) -> None:
+        # `http_transport`: the proxy's lean HTTP/1.1 exchange (`lean_http`) under the tap, or httpx's own
+        self._transport = open_transport(spec, log, http_transport=http_transport)
         self._log = log
         self._reader: asyncio.Task[None] | None = None
         self._sends: set[asyncio.Task[None]] = set()

@@ -22,11 +22,13 @@ def open_transport(
     *,
     headers: Mapping[str, str] | None = None,
     auth: Callable[[TrafficLog], Any] | None = None,
+    http_transport: Any = None,
 ) -> Transport:
     """The transport `target` describes, reporting into `traffic`.
 
     `headers` go on every HTTP request over the target's own (they win on a clash); `auth` builds the
-    `httpx.Auth` from the log (default: the target's own sign-in, if it has one).
+    `httpx.Auth` from the log (default: the target's own sign-in, if it has one); `http_transport`, an
+    `httpx.AsyncBaseTransport`, makes a URL's requests (under the traffic tap) instead of httpx's own.
     """
     target.teach(traffic.secrets)
     if target.command is not None and target.transport in ("stdio", "auto"):
@@ -38,5 +40,7 @@ def open_transport(
         options: dict[str, Any] = {"headers": {**target.headers, **(headers or {})}}
         if sign_in is not None:
             options["auth"] = sign_in(traffic)
+        if http_transport is not None:
+            options["http_transport"] = http_transport
         return open_url(target.url, target.transport, target.secret_headers, traffic, **options)
     raise UsageError(f"the {target.transport} transport needs a URL, and {target.label!r} is a command")

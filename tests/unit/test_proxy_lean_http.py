@@ -1,0 +1,191 @@
+"""The proxy's lean HTTP/1.1 transport (mcpx.proxy.lean_http) against a real socket server written here,
+whose every answer is given as bytes: the framings (length, chunked, until close), keep-alive and its
+ends, a body streamed while it is written, and the ways a server breaks an exchange."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import httpx
+import pytest
+
+from mcpx.proxy.lean_http import LeanHttpTransport, lean_transport_for
+
+Reply = Callable[[bytes, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+class Server:
+    """Answers each request by its path (`/json`, `/chunked`, …); counts connections, keeps requests."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self.requests: list[bytes] = []
+        self.go_on = asyncio.Event()
+        self.writers: list[asyncio.StreamWriter] = []
+        self.url = ""
+
+    async def __call__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        self.writers.append(writer)
+        with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError):
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next(
+                    (
+                        int(line[15:])
+                        for line in head.split(b"\r\n")
+                        if line.lower().startswith(b"content-length:")
+                    ),
+                    0,
+                )
+                chunked = b"transfer-encoding: chunked" in head.lower()
+                body = await (reader.readuntil(b"0\r\n\r\n") if chunked else reader.readexactly(length))
+                self.requests.append(head + body)
+                path = head.split(b" ")[1]
+                if not await ROUTES[path.split(b"?")[0]](self, writer):
+                    break
+                await writer.drain()
+        writer.close()
+
+
+async def json_reply(server: Server, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{"ok":11}')
+    return True
+
+
+async def chunked(server: Server, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+    writer.write(b"d;ext=1\r\ndata: first\n\n\r\n")
+    await writer.drain()
+    await server.go_on.wait()  # the client must have the first event before the rest is written
+    writer.write(b"c\r\ndata: last\n\n\r\n0\r\nX-Trailer: t\r\n\r\n")
+    return True
+
+
+async def until_close(server: Server, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nall of it")
+    return False
+
+
+async def close_after(server: Server, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b"HTTP/1.1 202 Accepted\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+    return False
+
+
+async def nothing(server: Server, writer: asyncio.StreamWriter) -> bool:
+    return False  # closes without a word
+
+
+async def cut_short(server: Server, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this")
+    return False
+
+
+async def silent(server: Server, writer: asyncio.StreamWriter) -> bool:
+    await server.go_on.wait()
+    return False
+
+
+async def not_http(server: Server, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b"SSH-2.0-OpenSSH\r\n\r\n")
+    return False
+
+
+async def no_content(server: Server, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\nContent-Length: 3\r\n\r\n")
+    return True
+
+
+ROUTES: dict[bytes, Callable[[Server, asyncio.StreamWriter], Awaitable[bool]]] = {
+    b"/json": json_reply,
+    b"/chunked": chunked,
+    b"/close": until_close,
+    b"/bye": close_after,
+    b"/nothing": nothing,
+    b"/short": cut_short,
+    b"/silent": silent,
+    b"/ssh": not_http,
+    b"/empty": no_content,
+}
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    peer = Server()
+    listening = await asyncio.start_server(peer, "127.0.0.1", 0)
+    peer.url = f"http://127.0.0.1:{listening.sockets[0].getsockname()[1]}"
+    async with listening:
+        yield peer
+        for writer in peer.writers:
+            writer.close()
+        listening.close()
+        await listening.wait_closed()
+
+
+async def test_framings_keep_alive_and_a_streamed_body(server: Server) -> None:
+    async with httpx.AsyncClient(transport=LeanHttpTransport()) as client:
+        one = await client.post(server.url + "/json?x=1", content=b'{"id":1}', headers={"X-A": "b"})
+        two = await client.post(server.url + "/json", content=b'{"id":2}')
+        assert one.json() == two.json() == {"ok": 11} and one.headers["content-type"] == "application/json"
+        assert server.connections == 1  # kept alive
+        head, _, body = server.requests[0].partition(b"\r\n\r\n")
+        assert head.startswith(b"POST /json?x=1 HTTP/1.1\r\n") and b"\r\nX-A: b" in head
+        assert body == b'{"id":1}'
+
+        async with client.stream("GET", server.url + "/chunked") as response:
+            events = response.aiter_bytes()
+            assert await events.__anext__() == b"data: first\n\n"  # before the server wrote the rest
+            server.go_on.set()
+            assert [chunk async for chunk in events] == [b"data: last\n\n"]
+        assert (await client.post(server.url + "/json", content=b"{}")).status_code == 200
+        assert server.connections == 1  # still the same connection, after trailers
+
+        assert (await client.get(server.url + "/close")).text == "all of it"
+        assert (await client.get(server.url + "/empty")).status_code == 204  # 100 skipped, no body read
+        assert server.connections == 2  # a body until close spends its connection
+        assert (await client.post(server.url + "/bye", content=b"{}")).status_code == 202
+        assert (await client.post(server.url + "/json", content=b"{}")).status_code == 200
+        assert server.connections == 3  # `Connection: close` is honoured
+
+
+async def test_broken_exchanges_are_httpx_errors(server: Server) -> None:
+    transport = LeanHttpTransport()
+    async with httpx.AsyncClient(transport=transport) as client:
+        with pytest.raises(httpx.RemoteProtocolError, match="without sending a response"):
+            await client.post(server.url + "/nothing", content=b"{}")
+        with pytest.raises(httpx.RemoteProtocolError, match="91 bytes of the body"):
+            await client.post(server.url + "/short", content=b"{}")
+        with pytest.raises(httpx.RemoteProtocolError, match="status line"):
+            await client.post(server.url + "/ssh", content=b"{}")
+        with pytest.raises(httpx.ReadTimeout):
+            await client.post(server.url + "/silent", content=b"{}", timeout=httpx.Timeout(5.0, read=0.2))
+        server.go_on.set()
+        # a server that closed its idle keep-alive connection: the next request opens another
+        await client.post(server.url + "/json", content=b"{}")
+        for idle in transport._idle.values():
+            for connection in idle:
+                assert connection.transport is not None
+                connection.transport.close()
+        await asyncio.sleep(0)
+        assert (await client.post(server.url + "/json", content=b"{}")).status_code == 200
+
+        # a streamed request body (unknown length) goes through httpx's own transport
+        async def parts() -> AsyncIterator[bytes]:
+            yield b'{"id":'
+            yield b"3}"
+
+        assert (await client.post(server.url + "/json", content=parts())).status_code == 200
+        assert server.requests[-1].endswith(b'6\r\n{"id":\r\n2\r\n3}\r\n0\r\n\r\n')
+    with pytest.raises(httpx.ConnectError):
+        async with httpx.AsyncClient(transport=LeanHttpTransport()) as client:
+            await client.get("http://127.0.0.1:9/")  # nothing listens on the discard port
+
+
+def test_a_url_behind_an_http_proxy_keeps_httpxs_own_transport(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    assert lean_transport_for("https://mcp.example.com/mcp") is None
+    assert isinstance(lean_transport_for("http://127.0.0.1:8000/mcp"), LeanHttpTransport)
