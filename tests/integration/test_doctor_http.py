@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -73,11 +74,12 @@ def test_a_wrong_path(servers: dict[str, Server]) -> None:
 
 
 def test_a_server_that_wants_a_token(servers: dict[str, Server]) -> None:
-    code, report = doctor(servers["faulty"].url("/auth/mcp"))
+    url = servers["faulty"].url("/auth/mcp") + "?tenant=a&region=b"  # a URL a shell would split at &
+    code, report = doctor(url)
     assert code == 3
     step = failed(report)
     assert step["name"] == "authorization"
-    assert "--bearer" in step["hint"] and "mcpx auth login" in step["hint"]
+    assert "--bearer" in step["hint"] and f"`mcpx auth login {shlex.quote(url)}`" in step["hint"]
     # authorization discovery walked PRM (the challenge's, then the well-known ones) and the AS metadata
     assert "resource_metadata=" in step["got"] and "/.well-known/oauth-protected-resource" in step["got"]
     assert "2025-03-26" in step["got"]

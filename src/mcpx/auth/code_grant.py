@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shlex
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -157,7 +158,8 @@ class CodeGrant:
             raise AuthFailedError(
                 "authorization",
                 f"{issuer} wants a person to sign in, and there is no browser or terminal here; sign in "
-                f"once with `mcpx auth login {self.server_url}` (tokens are kept and refreshed), or use "
+                f"once with `{shlex.join(['mcpx', 'auth', 'login', self.server_url])}` (tokens are kept and "
+                "refreshed), or use "
                 "--oauth-non-interactive for a server that approves at once, or --oauth-no-browser to wait",
             )
         if opened:

@@ -7,6 +7,7 @@ Each function returns the doctor's `Step`; none raises for what the network or t
 from __future__ import annotations
 
 import asyncio
+import shlex
 import socket
 import ssl
 import time
@@ -251,7 +252,7 @@ async def authorization(url: str, response: httpx.Response, timeout: float) -> S
     if found.ok:
         endpoint = (found.as_metadata or {}).get("authorization_endpoint", "?")
         detail = f"authorization server {found.issuer} (sign-in at {endpoint})"
-        hint += f", or sign in with `mcpx auth login {url}`"
+        hint += f", or sign in with `{shlex.join(['mcpx', 'auth', 'login', url])}`"  # runs as printed
     else:
         detail = f"authorization discovery failed at {found.failed_step}: {found.failure}"
     got += "; " + detail
