@@ -79,6 +79,35 @@ async def test_progress_restarts_the_timer() -> None:
         assert result == {"done": True} and seen == [0, 1, 2, 3, 4, 5]
 
 
+async def test_one_timer_serves_every_request_in_flight() -> None:
+    """Deadlines live on one timer of the peer: a short request expires while a longer one sent before it
+    runs on; one answered in between (the earliest deadline then) leaves nothing behind; held timers stop
+    every deadline, and each starts afresh at the release."""
+    async with pair(timeout=5.0) as (client, server):
+        release = asyncio.Event()
+
+        async def hang(params: Any, request: IncomingRequest) -> Any:
+            await release.wait()
+            return {"late": True}
+
+        server.on_request("hang", hang)
+        long = asyncio.ensure_future(client.request("hang", timeout=5.0))
+        short = asyncio.ensure_future(client.request("hang", timeout=0.3))
+        assert await client.request("ping", timeout=0.1) == {}
+        with pytest.raises(RequestTimeoutError):
+            await short
+        assert not long.done()
+        with client.hold_timers():
+            held = asyncio.ensure_future(client.request("hang", timeout=0.1))
+            await asyncio.sleep(0.3)
+            assert not held.done()
+        with pytest.raises(RequestTimeoutError):
+            await held
+        release.set()
+        assert await long == {"late": True}
+        assert client.in_flight == 0
+
+
 async def test_a_stray_answer_is_a_flag_on_its_own_event() -> None:
     async with pair() as (client, server):
         stray = await server.send_raw('{"jsonrpc":"2.0","id":99,"result":{}}')

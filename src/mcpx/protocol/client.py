@@ -178,15 +178,19 @@ class Client:
         try:
             return await call()
         except SessionExpiredError as expired:
-            async with self._reopening:
-                # requests that met the same expiry together open one new session between them
-                if epoch == self._session_epoch:
-                    note = f"{expired.message}; opening a new session and retrying once"
-                    self.traffic.info(note, "protocol", event="reopen")
-                    await self._open()
-                    self._session_epoch += 1
-                    self.catalogue.forget()  # a new session may list other things
+            await self._renew(expired, epoch)
             return await call()
+
+    async def _renew(self, expired: SessionExpiredError, epoch: int) -> None:
+        """Open a new session after the server forgot the one of `epoch` (once, however many requests met
+        the same expiry together)."""
+        async with self._reopening:
+            if epoch == self._session_epoch:
+                note = f"{expired.message}; opening a new session and retrying once"
+                self.traffic.info(note, "protocol", event="reopen")
+                await self._open()
+                self._session_epoch += 1
+                self.catalogue.forget()  # a new session may list other things
 
     async def close(self) -> None:
         await self.watching.stop()
@@ -251,7 +255,17 @@ class Client:
         if method == "tools/call" and self.http is not None:
             await self.http.learn_tool(params)
         try:
-            result = await self._in_session(lambda: resend({}))
+            # `_in_session(lambda: resend({}))` written out: the layers a plain request passes through are
+            # each a coroutine to make and resume, on every call
+            epoch = self._session_epoch
+            try:
+                dressed = self.era.wrap(method, params)
+                peer = self.peer
+                event = await peer.request_event(method, dressed, timeout=timeout, on_progress=on_progress)
+                result = event.message.result  # type: ignore[union-attr]
+            except SessionExpiredError as expired:
+                await self._renew(expired, epoch)
+                result = await resend({})
         except RpcError as exc:
             if exc.error_code == URL_ELICITATION_REQUIRED and "elicitation/create" in self._answers:
                 result = await after_urls(method, exc, resend, self.answer, self.traffic)

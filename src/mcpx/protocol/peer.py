@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import contextvars
 import itertools
+import math
 from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
@@ -37,6 +38,8 @@ from mcpx.wire import (
 )
 
 NotificationHandler = Callable[[Notification, TrafficEvent], Any]
+#: seconds by which a deadline counts as passed when the timer fires (see `Peer._expire_due`)
+TIMER_SLACK = 0.002
 
 
 #: the peer whose request this context is sending (seen by the layers a send passes through)
@@ -91,6 +94,9 @@ class Peer:
         self._holds = 0
         self._reader: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: one timer for every request's deadlines (pending.py says why), set for the earliest of them
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = math.inf
         self._ended: McpxError | None = None
         self.closed = asyncio.Event()
         #: requests we gave up on (timed out), so a late answer is named as such
@@ -126,6 +132,9 @@ class Peer:
         for task in list(self._handler_tasks):
             task.cancel()
         self._fail_pending(self._ended or ConnectError("the connection was closed"))
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer, self._timer_at = None, math.inf
 
     @property
     def in_flight(self) -> int:
@@ -175,7 +184,6 @@ class Peer:
         event = await self.request_event(
             method, params, timeout=timeout, on_progress=on_progress, request_id=request_id
         )
-        _ANSWERED.set(event)
         return event.message.result  # type: ignore[union-attr]
 
     async def request_event(
@@ -188,7 +196,8 @@ class Peer:
         request_id: JsonId | None = None,
         cancel_on_timeout: bool = True,
     ) -> TrafficEvent:
-        """Send a request and return the traffic event of its (successful) response.
+        """Send a request and return the traffic event of its (successful) response (which is then
+        `answered_event()` in this task, as after `request()`).
 
         `cancel_on_timeout=False` is for probes: a server that does not know the method yet should not
         also get a cancellation for it.
@@ -221,7 +230,9 @@ class Peer:
                 await self._send_racing(message, pending)
             else:
                 await self.transport.send(encode(message.to_obj()), message)
-            return await pending.future
+            event = await pending.future
+            _ANSWERED.set(event)
+            return event
         except RequestTimeoutError as exc:
             self._expired[rid] = method
             if not cancel_on_timeout:
@@ -253,7 +264,6 @@ class Peer:
             _SENDING.reset(sending)
             if pending.future.done() and not pending.future.cancelled():
                 pending.future.exception()  # retrieved: a timeout that raced our cancellation is no error
-            pending.stop()
             self._pending.pop(rid, None)
             if pending.progress_token is not None:
                 self._progress.pop(pending.progress_token, None)
@@ -322,7 +332,34 @@ class Peer:
 
     def _arm(self, pending: Pending) -> None:
         if not self._holds:
-            pending.arm(self._loop or asyncio.get_running_loop())
+            loop = self._loop or asyncio.get_running_loop()
+            due = pending.arm(loop.time())
+            if due is not None and due < self._timer_at:
+                self._wake_at(due, loop)
+
+    def _wake_at(self, when: float, loop: asyncio.AbstractEventLoop) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer, self._timer_at = loop.call_at(when, self._expire_due), when
+
+    def _expire_due(self) -> None:
+        """The one timer fired: fail the requests whose deadline has passed, then wait for the next."""
+        self._timer, self._timer_at = None, math.inf
+        if self._holds:
+            return  # nothing expires meanwhile; the release arms every request afresh
+        loop = self._loop or asyncio.get_running_loop()
+        # a loop may run a timer a little early (uvloop counts in milliseconds): that is not early enough
+        # to matter, and re-arming for the same instant would spin until it came
+        now = loop.time() + TIMER_SLACK
+        earliest = math.inf
+        for pending in list(self._pending.values()):
+            if pending.expire_if_due(now):
+                continue
+            due = pending.due_at()
+            if due is not None and due < earliest and not pending.future.done():
+                earliest = due
+        if earliest < math.inf:
+            self._wake_at(earliest, loop)
 
     # -- receiving -----------------------------------------------------------------------------------
     async def _read_loop(self) -> None:
@@ -430,7 +467,8 @@ class Peer:
         if pending is None:
             self._problem(event, f"progress for token {token!r}, which no request in flight carries")
             return
-        pending.progressed(self._loop or asyncio.get_running_loop())  # no timer to restart while held
+        # a later deadline: the peer's timer, set no later than the old one, finds it when it fires
+        pending.progressed((self._loop or asyncio.get_running_loop()).time())  # nothing to restart while held
         if pending.on_progress is not None:
             try:
                 pending.on_progress(params.get("progress", 0), params.get("total"), params.get("message"))

@@ -5,6 +5,11 @@ bound that progress does not restart. While someone waits on a person (`Peer.hol
 paused: the idle timer starts afresh afterwards, the total bound goes on with what was left of it. When
 a deadline passes, the future fails with `RequestTimeoutError`; the peer, which awaits it, tells the
 server. Nothing here knows the transport or the other requests.
+
+A request holds its deadlines as numbers, not as timers of the event loop: the peer keeps one timer for
+all its requests, set for the earliest deadline, and calls `expire_if_due` when it fires. A timer per
+request (`call_later`, then `cancel`) cost every call a timer handle made and thrown away — on uvloop a
+libuv timer started and stopped — where comparing two numbers costs next to nothing.
 """
 
 from __future__ import annotations
@@ -23,8 +28,8 @@ class Pending:
     """A request sent and not answered yet."""
 
     __slots__ = (
-        "future", "method", "on_progress", "progress_token", "timeout", "timer", "total", "total_armed_at",
-        "total_left", "total_timer",
+        "deadline", "future", "method", "on_progress", "progress_token", "timeout", "total", "total_deadline",
+        "total_left",
     )  # fmt: skip
 
     def __init__(
@@ -37,69 +42,68 @@ class Pending:
         self.future: asyncio.Future[TrafficEvent] = future
         self.method = method
         self.timeout = timeout
-        self.timer: asyncio.TimerHandle | None = None
+        #: when the idle timeout passes (loop time); None while not armed (held, or no timeout)
+        self.deadline: float | None = None
         self.on_progress: ProgressCallback | None = None
         self.progress_token: JsonId | None = None
-        #: the total bound (progress does not restart it; a person's answer pauses it), and what is left of it
+        #: the total bound (progress does not restart it; a person's answer pauses it), what is left of it,
+        #: and when it passes while it runs
         self.total = total
         self.total_left = total
-        self.total_timer: asyncio.TimerHandle | None = None
-        self.total_armed_at = 0.0
+        self.total_deadline: float | None = None
 
-    def arm(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Start the idle timer, and the total bound unless it already runs."""
-        if self.total_left is not None and self.total_timer is None:
-            self.total_armed_at = loop.time()
-            self.total_timer = loop.call_later(max(0.0, self.total_left), self._expire_total)
+    def arm(self, now: float) -> float | None:
+        """Start the idle timer, and the total bound unless it already runs; returns the earliest deadline
+        (None: none), for the peer's one timer."""
+        if self.total_left is not None and self.total_deadline is None:
+            self.total_deadline = now + max(0.0, self.total_left)
         if self.timeout is not None:
-            self.timer = loop.call_later(self.timeout, self._expire)
+            self.deadline = now + self.timeout
+        return self.due_at()
 
-    def progressed(self, loop: asyncio.AbstractEventLoop) -> None:
+    def due_at(self) -> float | None:
+        """The earliest deadline that runs (None: none)."""
+        deadline, total = self.deadline, self.total_deadline
+        if total is None:
+            return deadline
+        return total if deadline is None or total < deadline else deadline
+
+    def progressed(self, now: float) -> None:
         """Progress shows the server is alive: the idle timer starts again (the total bound runs on)."""
-        if self.timer is not None:  # none while the timers are held
-            self.timer.cancel()
-            self.timer = None
-            self.arm(loop)
+        if self.deadline is not None:  # none while the timers are held
+            self.deadline = None
+            self.arm(now)
 
     def pause(self, now: float) -> None:
         """Stop both timers; what is left of the total bound is kept for `arm()`."""
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-        if self.total_timer is not None:
-            self.total_timer.cancel()
-            self.total_timer = None
-            assert self.total_left is not None
-            self.total_left -= now - self.total_armed_at
+        self.deadline = None
+        if self.total_deadline is not None:
+            self.total_left = self.total_deadline - now
+            self.total_deadline = None
 
-    def stop(self) -> None:
-        """The request is over: no deadline may fire for it any more."""
-        if self.timer is not None:
-            self.timer.cancel()
-        if self.total_timer is not None:
-            self.total_timer.cancel()
-
-    def _expire_total(self) -> None:
+    def expire_if_due(self, now: float) -> bool:
+        """Fail the future if a deadline has passed at `now`; True when it did."""
         if self.future.done():
-            return
-        total = self.total
-        self.future.set_exception(
-            RequestTimeoutError(
-                f"{self.method} was still not answered after {total:g} s, the most one request may take "
-                "however much progress the server reports; mcpx cancelled it",
-                method=self.method,
-                max_total_timeout=total,
+            return False
+        if self.total_deadline is not None and now >= self.total_deadline:
+            total = self.total
+            self.future.set_exception(
+                RequestTimeoutError(
+                    f"{self.method} was still not answered after {total:g} s, the most one request may take "
+                    "however much progress the server reports; mcpx cancelled it",
+                    method=self.method,
+                    max_total_timeout=total,
+                )
             )
-        )
-
-    def _expire(self) -> None:
-        if self.future.done():
-            return
-        timeout = self.timeout
-        self.future.set_exception(
-            RequestTimeoutError(
-                f"{self.method} got no answer within {timeout:g} s; mcpx cancelled it",
-                method=self.method,
-                timeout=timeout,
+            return True
+        if self.deadline is not None and now >= self.deadline:
+            timeout = self.timeout
+            self.future.set_exception(
+                RequestTimeoutError(
+                    f"{self.method} got no answer within {timeout:g} s; mcpx cancelled it",
+                    method=self.method,
+                    timeout=timeout,
+                )
             )
-        )
+            return True
+        return False

@@ -301,16 +301,35 @@ class TrafficLog:
         facts: dict[str, Any] | None,
         malformed_is_problem: bool = True,
     ) -> TrafficEvent:
+        # every frame of every call comes through here: `_append`'s work is written out in place, and the
+        # spill check and the listeners cost nothing when there is nothing to do
         message = decoded.message
         flags = decoded.flags
         if isinstance(message, Malformed) and malformed_is_problem:
             flags = [f"not a JSON-RPC message: {message.reason}", *flags]
         if decoded.wire is not None:  # `raw` is not the wire's bytes: keep those too, exactly
             facts = {**(facts or {}), "wire_base64": base64.b64encode(decoded.wire).decode("ascii")}
-        event = self._append(direction, channel, decoded.text, message, facts or {}, flags, notify=False)
+        hot = self._hot
+        text = decoded.text
+        event = TrafficEvent(
+            self._window[0] + len(hot),
+            self._clock(),
+            self._wall(),
+            direction,
+            channel,
+            text,
+            message,
+            facts or {},
+            flags,
+        )
+        hot.append(event)
+        self._hot_bytes += len(text)
         self._link(event, message, direction)
-        self._spill_if_full()
-        self._notify(event)
+        keep = self._keep
+        if keep is not None and (len(hot) > keep or self._hot_bytes > self._keep_bytes):
+            self._spill_if_full()
+        if self._listeners:
+            self._notify(event)
         return event
 
     def _append(
@@ -364,6 +383,12 @@ class TrafficLog:
         self._window = (self._window[0] + count, rest)
 
     def _link(self, event: TrafficEvent, message: Message | None, direction: Direction) -> None:
+        if type(message) is Response:  # the most common frame first: an answer to a request of ours
+            answer_key: tuple[Direction, JsonId] = ("out" if direction == "in" else "in", message.id)
+            request = self._open.pop(answer_key, None)
+            if request is not None:
+                self._answer(event, request, answer_key)
+                return
         if isinstance(message, Request):
             event.method = message.method
             key = (direction, message.id)
@@ -378,15 +403,7 @@ class TrafficLog:
             key = (origin, message.id)
             request = self._open.pop(key, None)
             if request is not None:
-                event.request_seq = request.seq
-                event.method = request.method
-                event.latency = event.mono - request.mono
-                request.response_seq = event.seq
-                if request.seq < self._window[0] and self._cold is not None:
-                    self._cold.answered(request.seq, event.seq)  # a long request, answered after it spilled
-                self._answered[key] = request.seq
-                if len(self._answered) > ANSWERED_MEMORY:
-                    self._answered.popitem(last=False)
+                self._answer(event, request, key)
             elif not isinstance(message, Malformed):
                 first = self._answered.get(key)
                 if first is not None:
@@ -399,6 +416,19 @@ class TrafficLog:
                     )
                 else:
                     event.flags.append(f"response to id {message.id!r}, which has no request in flight")
+
+    def _answer(self, event: TrafficEvent, request: TrafficEvent, key: tuple[Direction, JsonId]) -> None:
+        """Pair an answer with the request it answers (taken out of the open ones)."""
+        event.request_seq = request.seq
+        event.method = request.method
+        event.latency = event.mono - request.mono
+        request.response_seq = event.seq
+        if request.seq < self._window[0] and self._cold is not None:
+            self._cold.answered(request.seq, event.seq)  # a long request, answered after it spilled
+        answered = self._answered
+        answered[key] = request.seq
+        if len(answered) > ANSWERED_MEMORY:
+            answered.popitem(last=False)
 
     def _notify(self, event: TrafficEvent) -> None:
         for listener in tuple(self._listeners):
