@@ -31,7 +31,7 @@ from mcpx.protocol import apps
 from mcpx.target import ServerSpec
 from mcpx.tui.catalogue.item_detail import ItemDetail
 from mcpx.tui.catalogue.resource_panel import ResourcePanel
-from mcpx.tui.results.app_view import AppResourceView
+from mcpx.tui.results.app_view import AppResourceView, remove_temp_html
 from mcpx.tui.results.content_view import ResourceContentsView, TextBody
 from mcpx.tui.results.save_screen import SaveScreen
 from mcpx.tui.settings import InspectSettings
@@ -105,6 +105,9 @@ async def test_app_links_and_the_app_resource(tmp_path: Path, monkeypatch: pytes
         assert written.read_bytes() == view.html
         assert stat.S_IMODE(written.stat().st_mode) == 0o600
         assert stat.S_IMODE(written.parent.stat().st_mode) == 0o700
+        # what runs at exit: the page does not stay in /tmp after mcpx
+        remove_temp_html()
+        assert not written.parent.exists()
 
 
 async def test_browser_commands() -> None:

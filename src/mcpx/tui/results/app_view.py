@@ -5,12 +5,15 @@ who may call it ("app only" tools are for the interface, never the model); an ap
 size, MIME type and `_meta.ui` (the CSP domains it may reach, the permissions it asks for, its domain and
 border preference), with **Save HTML…** and **Open in browser**. Opening writes the HTML to a private temp
 file (0600, in a 0700 folder) and hands its `file://` URI to the browser: outside a host its CSP is not
-enforced and its calls to the host go unanswered, which the notification says.
+enforced and its calls to the host go unanswered, which the notification says. The temp folders go when mcpx
+exits (a server's page is not left in /tmp for every later user session to find); Save HTML… keeps a copy.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -108,12 +111,25 @@ def html_bytes(contents: Mapping[str, Any]) -> bytes:
     return decode_base64(contents.get("blob"))[0]
 
 
+#: the folders `write_temp_html` made in this process, removed when it exits
+_TEMP_FOLDERS: list[Path] = []
+
+
 def write_temp_html(data: bytes, name: str) -> Path:
-    """The HTML in a fresh private folder (0700) as a file only its owner reads (0600)."""
+    """The HTML in a fresh private folder (0700) as a file only its owner reads (0600), removed at exit."""
     folder = Path(tempfile.mkdtemp(prefix="mcpx-app-"))
+    if not _TEMP_FOLDERS:
+        atexit.register(remove_temp_html)
+    _TEMP_FOLDERS.append(folder)
     path = folder / name
     write_private(path, data)
     return path
+
+
+def remove_temp_html() -> None:
+    """Remove every folder `write_temp_html` made (the browser has long read the page by then)."""
+    while _TEMP_FOLDERS:
+        shutil.rmtree(_TEMP_FOLDERS.pop(), ignore_errors=True)
 
 
 class AppResourceView(Vertical):
@@ -169,11 +185,15 @@ class AppResourceView(Vertical):
         problem = await open_in_browser(path.as_uri())
         if problem is None:
             self.notify(
-                f"Opened {path} in the browser: outside an MCP host its CSP is not enforced and "
-                "its calls to the host go unanswered."
+                f"Opened {path} in the browser (removed when mcpx exits): outside an MCP host its CSP "
+                "is not enforced and its calls to the host go unanswered."
             )
         else:
-            self.notify(f"Not opened: {problem}. The HTML is at {path}", severity="warning", timeout=10)
+            self.notify(
+                f"Not opened: {problem}. The HTML is at {path} until mcpx exits (Save HTML… keeps a copy)",
+                severity="warning",
+                timeout=10,
+            )
 
 
 def app_link_section(tool: Any) -> RenderableType | None:
