@@ -131,22 +131,16 @@ def command(
                 spec, settings=settings, recording=recording, roots=roots, watch=plan, tests=collection
             )
         )
+    from dataclasses import replace
+
     from mcpx.tui import run_workspace
+    from mcpx.tui.settings import session_options
     from mcpx.workspace.manager import Workspace
 
-    raise typer.Exit(
-        run_workspace(
-            Workspace(
-                servers,
-                connect_timeout=settings.connect_timeout or 30.0,
-                request_timeout=settings.timeout,
-                protocol_era=protocol_era,
-                probe_timeout=probe_timeout,
-            ),
-            settings=settings,
-            roots=roots,
-        )
-    )
+    # the same session options as one server's inspector (era, timeouts, --advertise-apps), for every server
+    options = session_options(settings)
+    options = replace(options, connect_timeout=options.connect_timeout or 30.0)
+    raise typer.Exit(run_workspace(Workspace(servers, options=options), settings=settings, roots=roots))
 
 
 def _attach(name: str | None, theme: str | None) -> None:

@@ -215,3 +215,24 @@ def test_inspect_advertise_apps_reaches_the_session_options(monkeypatch: pytest.
         assert result.exit_code == 0, result.output
     plain, declaring = (session_options(settings).extensions for settings in seen)
     assert plain == {} and declaring == {apps.APPS_EXTENSION: {"mimeTypes": [apps.APP_MIME]}}
+
+
+def test_workspace_advertise_apps_reaches_every_server(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With no TARGET (a workspace), `--advertise-apps` and the era reach the options every server opens with."""
+    import mcpx.tui as tui_app
+    from mcpx.cli.main import app as cli
+    from mcpx.workspace.manager import Workspace
+
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"one": {"command": sys.executable, "args": [__file__]}}}))
+    seen: list[Workspace] = []
+    monkeypatch.setattr(tui_app, "run_workspace", lambda workspace, **kw: seen.append(workspace) or 0)
+    for flags in ([], ["--advertise-apps", "--protocol-era", "legacy"]):
+        result = CliRunner().invoke(cli, ["inspect", "--config", str(config), *flags])  # never started
+        assert result.exit_code == 0, result.output
+    plain, declaring = (workspace.options for workspace in seen)
+    assert plain.extensions == {} and plain.connect_timeout == 30.0
+    assert declaring.extensions == {apps.APPS_EXTENSION: {"mimeTypes": [apps.APP_MIME]}}
+    assert declaring.era == "legacy"
