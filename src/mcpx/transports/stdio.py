@@ -3,7 +3,7 @@
 The child runs in its own process group so closing it takes every grandchild along (`npx` → `node`).
 Closing is: close stdin → wait → SIGTERM the group → wait → SIGKILL the group. A registry of live groups
 is killed at interpreter exit, and if mcpx itself dies abruptly a sentinel process takes the server's whole
-group down (on Linux the child also gets SIGKILL through PR_SET_PDEATHSIG), so no server outlives mcpx.
+group down (sentinel.py), so no server outlives mcpx.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ import contextlib
 import os
 import shlex
 import signal
-import sys
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
 
 from mcpx.errors import ConnectError, ServerExitedError
 from mcpx.transports import descendants
 from mcpx.transports.line_reader import LineReader, Sink, Tap
+from mcpx.transports.sentinel import Sentinel
 from mcpx.wire import Message, TrafficEvent, TrafficLog
 
 # One frame may be very large (a 50 MB result is a single line); the reader buffers it whole.
@@ -43,35 +43,6 @@ def _kill_live_groups() -> None:
 atexit.register(_kill_live_groups)
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
-
-
-# The sentinel outlives nothing: it reads its stdin, a pipe only mcpx holds the other end of, and when that
-# ends (mcpx died, however abruptly) it kills the server's whole process group, grandchildren included —
-# what PDEATHSIG on the server alone cannot do — and then every process carrying the server's environment
-# mark (descendants that left the group with setsid()). An end of file cannot be missed the way a death
-# signal can: one that came while the sentinel's interpreter still started up was lost (and uvloop's spawn
-# unblocks every signal, so blocking it across exec does not help).
-_SENTINEL = (
-    "import os,signal,sys\n"
-    "while sys.stdin.buffer.read(4096): pass\n"
-    "try: os.killpg(int(sys.argv[1]), signal.SIGKILL)\n"
-    "except OSError: pass\n"
-    "needle = ('MCPX_SERVER_MARK=' + sys.argv[2]).encode()\n"
-    "for name in (os.listdir('/proc') if os.path.isdir('/proc') else ()):\n"
-    "    try:\n"
-    "        if name.isdigit() and int(name) != os.getpid():\n"
-    "            if needle in open('/proc/' + name + '/environ', 'rb').read().split(b'\\0'):\n"
-    "                os.kill(int(name), signal.SIGKILL)\n"
-    "    except OSError: pass\n"
-)
 #: bytes asked of the stdout pipe per read on asyncio (see start())
 READ_CHUNK = 1 << 16
 #: seconds to let a dead server's last stdout lines arrive before its leftover group is killed
@@ -107,7 +78,7 @@ class StdioTransport:
         self.stderr_tail: deque[str] = deque(maxlen=stderr_tail)
         self._stderr_task: asyncio.Task[None] | None = None
         self._watch_task: asyncio.Task[None] | None = None
-        self._sentinel: asyncio.subprocess.Process | None = None
+        self._sentinel: Sentinel | None = None
         self._closing = False
         self._exit_logged = False
         self._sink: Sink | None = None
@@ -130,6 +101,8 @@ class StdioTransport:
         cmdline = shlex.join(self.command)
         # stdout is a pipe of our own, read by a protocol (line_reader.py says why), not a stream
         stdout_r, stdout_w = os.pipe()
+        # the orphan guard first: mcpx killed right after the spawn still leaves nothing (sentinel.py)
+        self._sentinel = await Sentinel.start(self._mark)
         spawned = False
         try:
             self.process = await asyncio.create_subprocess_exec(
@@ -141,7 +114,6 @@ class StdioTransport:
                 cwd=self.cwd,
                 start_new_session=True,
                 limit=LINE_LIMIT,
-                preexec_fn=_die_with_parent if sys.platform == "linux" else None,
             )
             spawned = True
         except FileNotFoundError as exc:
@@ -157,6 +129,9 @@ class StdioTransport:
             os.close(stdout_w)  # the child has its copy; ours would keep the pipe from ever ending
             if not spawned:
                 os.close(stdout_r)
+                await self._stop_sentinel()
+        if self._sentinel is not None:
+            self._sentinel.guard(self.process.pid)
         _LIVE_GROUPS.add(self.process.pid)
         _LIVE_MARKS.add(self._mark)
         self.traffic.info(
@@ -180,27 +155,11 @@ class StdioTransport:
             pipe_transport.max_size = READ_CHUNK
         self._stderr_task = asyncio.create_task(self._read_stderr(), name="mcpx-stdio-stderr")
         self._watch_task = asyncio.create_task(self._watch_exit(), name="mcpx-stdio-exit")
-        # every POSIX system: the end of a pipe is portable (macOS has no PDEATHSIG, so without the sentinel a
-        # SIGKILLed mcpx left its server and the server's children running there)
-        await self._start_sentinel(self.process.pid)
-
-    async def _start_sentinel(self, pgid: int) -> None:
-        with contextlib.suppress(OSError):
-            self._sentinel = await asyncio.create_subprocess_exec(
-                sys.executable, "-I", "-S", "-c", _SENTINEL, str(pgid), self._mark,
-                stdin=asyncio.subprocess.PIPE,  # never written: its end is the signal
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.DEVNULL,
-                start_new_session=True,
-            )  # fmt: skip
 
     async def _stop_sentinel(self) -> None:
         sentinel, self._sentinel = self._sentinel, None
-        if sentinel is not None and sentinel.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                sentinel.kill()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(sentinel.wait(), timeout=self.grace)
+        if sentinel is not None:
+            await sentinel.stop(timeout=self.grace)
 
     async def _watch_exit(self) -> None:
         """A dead server whose grandchild still holds stdout would never reach EOF: end it here."""
