@@ -53,8 +53,8 @@ class WatchBar(Static):
     catalog: reactive[Lists] = reactive(Lists, init=False)
     """What the server lists: complete, it is compared with the last complete one."""
 
-    class FilesChanged(Message):
-        """Watched files changed: restart the server (`batch` says which)."""
+    class _Changed(Message):
+        """Watched files changed (`batch` says which)."""
 
         def __init__(self, bar: WatchBar, batch: ChangeBatch) -> None:
             super().__init__()
@@ -65,17 +65,11 @@ class WatchBar(Static):
         def control(self) -> WatchBar:
             return self.bar
 
-    class TestsChanged(Message):
+    class FilesChanged(_Changed):
+        """Watched files changed: restart the server."""
+
+    class TestsChanged(_Changed):
         """Only collection files changed: run the tests again, no restart."""
-
-        def __init__(self, bar: WatchBar, batch: ChangeBatch) -> None:
-            super().__init__()
-            self.bar = bar
-            self.batch = batch
-
-        @property
-        def control(self) -> WatchBar:
-            return self.bar
 
     class Restarted(Message):
         """The server is back and has listed its catalogue: `diff` against the last complete listing."""
