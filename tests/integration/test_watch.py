@@ -22,6 +22,7 @@ server = MCPServer("watched", version="1.0.0")
 # outside the watched folder: writing it must not restart the server
 with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pids"), "a") as f:
     f.write(f"{os.getpid()}\\n")
+print("watched server up", file=sys.stderr, flush=True)
 
 
 @server.tool()
@@ -126,6 +127,8 @@ def test_watch_restarts_diffs_reruns_the_tests_survives_a_broken_edit_and_stops_
         assert watching["tests"] == str(collection.resolve())
         tests = watch.next("tests")
         assert (tests["cycle"], tests["passed"], tests["failed"]) == (0, 2, 0)
+        # the server's stderr is shown as it writes it
+        assert {"event": "stderr", "cycle": 0, "line": "watched server up"} in watch.seen
 
         # a broken edit: the server does not start, its stderr says why, the watch goes on
         edit(script, SERVER.replace("# more tools", "syntax error("))
@@ -134,6 +137,8 @@ def test_watch_restarts_diffs_reruns_the_tests_survives_a_broken_edit_and_stops_
         failed = watch.next("failed")
         assert failed["started"] is False and failed["returncode"] == 1
         assert any("SyntaxError" in line for line in failed["stderr"])
+        told = [e["line"] for e in watch.seen if e["event"] == "stderr" and e["cycle"] == 1]
+        assert any("SyntaxError" in line for line in told), "the traceback came only with the failure"
 
         # the fix, with a schema change and a new tool: compared with the last listing that worked,
         # field by field

@@ -47,7 +47,9 @@ def command(
     connection: o.ConnectionOptions = o.FLAGS,
     fmt: Annotated[str, typer.Option("--format", help="text or json (one object per line).")] = "text",
 ) -> None:
-    """Restart a stdio server when its files change; show the catalogue diff and re-run its tests."""
+    """Restart a stdio server when its files change; show the catalogue diff and re-run its tests.
+
+    The server's stderr is shown as it writes it (`| …`; `{"event": "stderr"}` with --format json)."""
     from mcpx.cli.main import execute
 
     def prepare() -> Coroutine[Any, Any, int]:
@@ -120,6 +122,8 @@ class Printer:
         self.fmt = fmt
         self.plan = plan
         self.changed_at: float | None = None
+        #: cycles whose stderr was printed as it came (a failure does not print its tail again)
+        self.told_cycles: set[int] = set()
 
     def _write(self, text: str) -> None:
         sys.stdout.write(text + "\n")
@@ -146,9 +150,11 @@ class Printer:
             self._say(f"stopped; the server was started {cycles} time{'s' if cycles != 1 else ''}")
 
     def event(self, event: Any) -> None:
-        from mcpx.watch.loop import FilesChanged, ServerFailed, ServerStarted, TestsFinished
+        from mcpx.watch.loop import FilesChanged, ServerFailed, ServerOutput, ServerStarted, TestsFinished
 
-        if isinstance(event, FilesChanged):
+        if isinstance(event, ServerOutput):
+            self._output(event)
+        elif isinstance(event, FilesChanged):
             self.changed_at = event.at
             self._changed(event)
         elif isinstance(event, ServerStarted):
@@ -157,6 +163,14 @@ class Printer:
             self._failed(event)
         elif isinstance(event, TestsFinished):
             self._tests(event)
+
+    def _output(self, event: Any) -> None:
+        """The server's stderr, line by line as it writes it (its logs are what a watch is for)."""
+        self.told_cycles.add(event.cycle)
+        if self.fmt == "json":
+            self._json("stderr", cycle=event.cycle, line=event.line)
+        else:
+            self._write(escape_controls(f"  | {event.line}"))
 
     def _changed(self, event: Any) -> None:
         what = event.batch.describe(self.plan.roots)
@@ -219,6 +233,8 @@ class Printer:
         # the message may end in the stderr tail: the tail is shown once, below it
         head = event.message.splitlines()[0].removesuffix("; last stderr lines:") if event.message else "?"
         self._say(f"{what}: {head} — waiting for the next change")
+        if event.cycle in self.told_cycles:
+            return  # its stderr went by as it came, just above
         for line in event.stderr_tail:
             self._write(escape_controls(f"  | {line}"))
 

@@ -2,12 +2,13 @@
 start it again, list what it offers, compare with the last good listing, and run the tests again.
 
 Everything it learns goes to `on_event` as frozen data (`FilesChanged`, `ServerStarted`, `ServerFailed`,
-`TestsFinished`); the face prints it. One connection at a time, each opened and closed in the loop's own
-task (the transport's process group goes with it: Ctrl-C, a cancelled task or `stop()` leave no server
-behind). A server that fails to start, or dies between edits, is reported with its exit code and stderr
-tail, and the next change tries again. A change that touches only collection files re-runs the tests on
-the running server. The diff is always against the last listing that succeeded, so an edit that breaks
-the server and the edit that fixes it show as one change.
+`TestsFinished`, and each line of the server's stderr as `ServerOutput` while it comes); the face prints
+it. One connection at a time, each opened and closed in the loop's own task (the transport's process
+group goes with it: Ctrl-C, a cancelled task or `stop()` leave no server behind). A server that fails to
+start, or dies between edits, is reported with its exit code and stderr tail, and the next change tries
+again. A change that touches only collection files re-runs the tests on the running server. The diff is
+always against the last listing that succeeded, so an edit that breaks the server and the edit that
+fixes it show as one change.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,7 @@ from mcpx.record.catalog import Snapshot, SnapshotDiff, compare, from_client
 from mcpx.target import ServerSpec
 from mcpx.watch.changes import QUIET_MS, ChangeBatch, file_changes
 from mcpx.watch.paths import collection_beside, watch_roots
-from mcpx.wire.traffic import TrafficLog
+from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 #: runs the collection on a connected client; what it returns is the face's to show (`passed` says how)
 TestRun = Callable[[Client], Awaitable[Any]]
@@ -120,7 +122,15 @@ class TestsFinished:
     at: float = field(default_factory=time.monotonic)
 
 
-WatchEvent = FilesChanged | ServerStarted | ServerFailed | TestsFinished
+@dataclass(frozen=True, slots=True)
+class ServerOutput:
+    """A line the server wrote to its stderr (its own logs, a traceback), as it comes."""
+
+    cycle: int
+    line: str
+
+
+WatchEvent = FilesChanged | ServerStarted | ServerFailed | TestsFinished | ServerOutput
 
 
 class Watcher:
@@ -202,6 +212,7 @@ class Watcher:
         cycle = self.cycle
         self.cycle += 1
         traffic = self.new_log()
+        stop_telling = traffic.subscribe(partial(self._told, cycle))
         began = time.monotonic()
         started = False
         batch: ChangeBatch | None = None
@@ -221,6 +232,8 @@ class Watcher:
             self._stop_seconds = time.monotonic() - closing
         except McpxError as exc:
             ended = exc
+        finally:
+            stop_telling()
         if self._stopping.is_set():
             return None
         if ended is not None:
@@ -237,6 +250,10 @@ class Watcher:
         list_seconds = time.monotonic() - listed_at
         self.on_event(ServerStarted(cycle, snapshot, diff, stop_seconds, start_seconds, list_seconds))
         await self._run_tests(cycle, client)
+
+    def _told(self, cycle: int, event: TrafficEvent) -> None:
+        if event.channel == "stderr":
+            self.on_event(ServerOutput(cycle, event.raw))
 
     @staticmethod
     def _tests_only(batch: ChangeBatch) -> bool:
