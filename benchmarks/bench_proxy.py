@@ -19,7 +19,11 @@ until the N-th answer, calls/s proxied ÷ direct; over HTTP, sequential calls/s 
 interleave direct and proxied so that drift on a busy machine hits both alike; the proxies' CPU time is
 reported per call (from /proc: user + system of the proxy process).
 
-`--baseline DIR` runs, in each round, the stdio proxy of another source tree as well (`DIR` on
+The floor (`bare_relay`): `benchmarks/bare_relay.py`, a relay that passes bytes on and does nothing else
+(no decoding, log or recording), in the same rounds over stdio and over HTTP (a TCP relay): what the two
+extra process hops of any proxy cost on this machine, apart from the proxy's own work.
+
+`--baseline DIR` runs, in each round, the stdio and HTTP proxies of another source tree as well (`DIR` on
 PYTHONPATH: a checkout's `src` before a change): before and after in one run, under the same load, in
 `baseline` (its medians, ratios and CPU beside this tree's).
 """
@@ -40,6 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ECHO = ROOT / "benchmarks" / "echo_server.py"
 HTTP_ECHO = ROOT / "benchmarks" / "http_echo_server.py"
+BARE = ROOT / "benchmarks" / "bare_relay.py"
 #: a server as real ones are: the official SDK's (its echo tool), where a call costs ~1 ms of the server's
 SDK = ROOT / "tests" / "servers" / "sdk_everything.py"
 PY = sys.executable
@@ -143,11 +148,13 @@ def start_http_echo() -> tuple[subprocess.Popen[bytes], str]:
     return server, f"http://127.0.0.1:{port}/mcp"
 
 
-def start_listening_proxy(target: str, data: str) -> tuple[subprocess.Popen[bytes], str]:
+def start_listening_proxy(
+    target: str, data: str, env: dict[str, str] | None = None, command: list[str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
     proxy = subprocess.Popen(
-        [PY, "-m", "mcpx", "proxy", "--listen", "0", "--name", "bench-http", target],
+        command or [PY, "-m", "mcpx", "proxy", "--listen", "0", "--name", "bench-http", target],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        env={**os.environ, "MCPX_DATA_DIR": data},
+        env={**os.environ, "MCPX_DATA_DIR": data, **(env or {})},
     )  # fmt: skip
     assert proxy.stderr is not None
     line = proxy.stderr.readline().decode()
@@ -164,22 +171,28 @@ def main() -> None:
 
     data = tempfile.mkdtemp(prefix="mcpx-bench-proxy-")
     env = {"MCPX_DATA_DIR": data}
-    kinds = ("stdio-direct", "stdio-proxy", "sdk-direct", "sdk-proxy", "http-direct", "http-proxy")
-    kinds += ("stdio-baseline", "sdk-baseline") if args.baseline else ()
+    kinds = ("stdio-direct", "stdio-proxy", "stdio-bare", "sdk-direct", "sdk-proxy")
+    kinds += ("http-direct", "http-proxy", "http-bare")
+    kinds += ("stdio-baseline", "sdk-baseline", "http-baseline") if args.baseline else ()
     results: dict[str, list[float]] = {k: [] for k in kinds}
-    pipelined: dict[str, list[float]] = {"direct": [], "proxy": [], "baseline": []}
-    proxy_cpu: dict[str, list[float]] = {"stdio": [], "http": [], "baseline": []}
+    pipelined: dict[str, list[float]] = {"direct": [], "proxy": [], "bare": [], "baseline": []}
+    proxy_cpu: dict[str, list[float]] = {"stdio": [], "http": [], "baseline": [], "http-baseline": []}
     old_env = {**env, "PYTHONPATH": str(args.baseline)} if args.baseline else {}
     n = args.calls
 
     server, direct_url = start_http_echo()
     http_proxy, proxy_url = start_listening_proxy(direct_url, data)
+    bare_http, bare_url = start_listening_proxy(
+        direct_url, data, command=[PY, str(BARE), "--tcp", direct_url]
+    )
+    old_http, old_url = start_listening_proxy(direct_url, data, old_env) if old_env else (None, "")
     try:
         with httpx.Client() as client:
             init = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}).encode()
             headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-            for url in (direct_url, proxy_url):
-                client.post(url, content=init, headers=headers).read()
+            for url in (direct_url, proxy_url, bare_url, old_url):
+                if url:
+                    client.post(url, content=init, headers=headers).read()
             for _ in range(args.rounds):
                 direct = StdioHost([PY, str(ECHO)])
                 proxied = StdioHost([PY, "-m", "mcpx", "proxy", "--name", "bench", PY, str(ECHO)], env)
@@ -189,6 +202,10 @@ def main() -> None:
                 proxy_cpu["stdio"].append((cpu_seconds(proxied.process.pid) - before) / n)
                 pipelined["direct"].append(direct.pipelined(n))
                 pipelined["proxy"].append(proxied.pipelined(n))
+                bare = StdioHost([PY, str(BARE), PY, str(ECHO)])
+                results["stdio-bare"] += bare.sequential(n)
+                pipelined["bare"].append(bare.pipelined(n))
+                bare.close()
                 if old_env:
                     old = StdioHost(
                         [PY, "-m", "mcpx", "proxy", "--name", "bench-old", PY, str(ECHO)], old_env
@@ -214,9 +231,16 @@ def main() -> None:
                 before = cpu_seconds(http_proxy.pid)
                 results["http-proxy"] += http_sequential(client, proxy_url, n)
                 proxy_cpu["http"].append((cpu_seconds(http_proxy.pid) - before) / n)
+                results["http-bare"] += http_sequential(client, bare_url, n)
+                if old_http is not None:
+                    before = cpu_seconds(old_http.pid)
+                    results["http-baseline"] += http_sequential(client, old_url, n)
+                    proxy_cpu["http-baseline"].append((cpu_seconds(old_http.pid) - before) / n)
     finally:
-        http_proxy.terminate()
-        http_proxy.wait(timeout=10)
+        for relay in (http_proxy, bare_http, old_http):
+            if relay is not None:
+                relay.terminate()
+                relay.wait(timeout=10)
         server.terminate()
         server.wait(timeout=10)
 
@@ -238,24 +262,44 @@ def main() -> None:
             "sdk_sequential": round(med["sdk-direct"] / med["sdk-proxy"], 3),
             "http_sequential": round(med["http-direct"] / med["http-proxy"], 3),
         },
+        # the floor: a relay that passes bytes on and does nothing else (benchmarks/bare_relay.py)
+        "bare_relay": {
+            "added_median_us": {
+                "stdio": round(med["stdio-bare"] - med["stdio-direct"], 1),
+                "http": round(med["http-bare"] - med["http-direct"], 1),
+            },
+            "throughput_ratio": {
+                "stdio_pipelined": round(
+                    statistics.median(pipelined["direct"]) / statistics.median(pipelined["bare"]), 3
+                ),
+                "stdio_sequential": round(med["stdio-direct"] / med["stdio-bare"], 3),
+                "http_sequential": round(med["http-direct"] / med["http-bare"], 3),
+            },
+        },
         "pipelined_calls_per_s": {k: round(n / statistics.median(v)) for k, v in pipelined.items() if v},
-        "proxy_cpu_us_per_call": {k: round(statistics.median(v) * 1e6, 1) for k, v in proxy_cpu.items() if v},
+        "proxy_cpu_us_per_call": {
+            k: round(statistics.median(v) * 1e6, 1) for k, v in proxy_cpu.items() if v and "baseline" not in k
+        },
         "load_average": os.getloadavg()[0],
     }
     if args.baseline:
         direct_pipe = statistics.median(pipelined["direct"])
         out["baseline"] = {
             "src": args.baseline,
-            "median_us": {k: round(med[f"{k}-baseline"], 1) for k in ("stdio", "sdk")},
+            "median_us": {k: round(med[f"{k}-baseline"], 1) for k in ("stdio", "sdk", "http")},
             "added_median_us": {
-                k: round(med[f"{k}-baseline"] - med[f"{k}-direct"], 1) for k in ("stdio", "sdk")
+                k: round(med[f"{k}-baseline"] - med[f"{k}-direct"], 1) for k in ("stdio", "sdk", "http")
             },
             "throughput_ratio": {
                 "stdio_pipelined": round(direct_pipe / statistics.median(pipelined["baseline"]), 3),
                 "stdio_sequential": round(med["stdio-direct"] / med["stdio-baseline"], 3),
                 "sdk_sequential": round(med["sdk-direct"] / med["sdk-baseline"], 3),
+                "http_sequential": round(med["http-direct"] / med["http-baseline"], 3),
             },
-            "proxy_cpu_us_per_call": {"stdio": round(statistics.median(proxy_cpu["baseline"]) * 1e6, 1)},
+            "proxy_cpu_us_per_call": {
+                "stdio": round(statistics.median(proxy_cpu["baseline"]) * 1e6, 1),
+                "http": round(statistics.median(proxy_cpu["http-baseline"]) * 1e6, 1),
+            },
         }
     print(json.dumps(out, indent=2))
 

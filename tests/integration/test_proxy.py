@@ -439,6 +439,16 @@ def test_listen_serves_streamable_http_to_http_hosts(tmp_path: Path) -> None:
         )  # fmt: skip
         assert called.returncode == 0, called.stderr
         assert json.loads(called.stdout)["result"]["content"][0]["text"] == "over http"
+        # an answer that is all the server sends for a request is one JSON reply; a log notification
+        # before it makes the reply an event stream of both (the server's crlf tool)
+        accept = {"Accept": "application/json, text/event-stream"}
+        calls = [{"jsonrpc": "2.0", "id": 20 + i, "method": "tools/call", "params": {"name": name}}
+                 for i, name in enumerate(("echo", "crlf"))]  # fmt: skip
+        alone, streamed = (httpx.post(url, json=c, headers=accept, timeout=20) for c in calls)
+        assert alone.headers["content-type"] == "application/json" and alone.json()["id"] == 20
+        assert streamed.headers["content-type"] == "text/event-stream"
+        events = [json.loads(line[6:]) for line in streamed.text.splitlines() if line.startswith("data: ")]
+        assert [e.get("method") or e["id"] for e in events] == ["notifications/message", 21]
         refused = httpx.post(url, content=b'{"jsonrpc":"2.0","id":9,"method":"ping"}',
                              headers={"Origin": "http://evil.example"})  # fmt: skip
         assert refused.status_code == 403

@@ -5,8 +5,9 @@ otherwise). An HTTP/1.1 server on asyncio and h11 (already there under httpx), a
 what the proxy prints):
 
 - POST a message (or a batch): a notification or a response to the server's own request is relayed and
-  answered 202; a request is relayed and answered with an event stream that carries the server's answer
-  (then ends) and whatever the server sends meanwhile (progress, logs, its own requests).
+  answered 202; a request is relayed and answered with the server's answer as one JSON reply when that
+  answer is all the server sends for it, else with an event stream that carries whatever the server sends
+  meanwhile (progress, logs, its own requests) and then the answer (and ends).
 - GET opens the stream for messages the server sends outside any request; until one is open they wait.
 - DELETE ends the host's session (200). The first answer to `initialize` gives the host an
   `Mcp-Session-Id` of the proxy's own, which later requests may carry (the server behind it may have
@@ -59,22 +60,41 @@ def parse_listen(value: str) -> tuple[str, int]:
 
 
 class _Stream:
-    """One event stream to the host: a POST's (waiting for the answers to `ids`), the GET's, or a legacy
-    HTTP+SSE host's (`lasting`: it carries answers too and stays open after them)."""
+    """One answer to the host: a POST's (waiting for the answers to `ids`), the GET's event stream, or a
+    legacy HTTP+SSE host's (`lasting`: it carries answers too and stays open after them).
+
+    Frames wait in `items` (None: the end) and wake the one writer that waits on them."""
 
     def __init__(self, ids: set[object] | None, *, lasting: bool = False) -> None:
         self.ids = ids
         self.lasting = lasting
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.items: deque[bytes | None] = deque()
         self.ended = False
+        self._waiter: asyncio.Future[None] | None = None
 
     def put(self, frame: bytes) -> None:
-        self.queue.put_nowait(frame)
+        self.items.append(frame)
+        self.wake()
 
     def end(self) -> None:
         if not self.ended:
             self.ended = True
-            self.queue.put_nowait(None)
+            self.items.append(None)
+            self.wake()
+
+    def wake(self, *_: object) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def wait(self) -> None:
+        """Until a frame or the end is there (or `wake` is called for another reason)."""
+        if not self.items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
 
 
 class HttpHost:
@@ -198,7 +218,9 @@ class HttpHost:
         if method == "POST" and "session_id=" in query:  # a legacy HTTP+SSE host's message
             await self._legacy_post(connection, writer, body, query, self._passing(headers))
         elif method == "POST":
-            await self._post(connection, reader, writer, body, self._passing(headers))
+            accept = ",".join(v for n, v in headers if n.lower() == "accept").lower()
+            json_ok = not accept or "application/json" in accept or "*/*" in accept
+            await self._post(connection, reader, writer, body, self._passing(headers), json_ok)
         elif method == "GET" and path.rstrip("/").endswith("/sse"):
             await self._legacy_get(connection, reader, writer, path.rstrip("/")[: -len("sse")] + "messages")
         elif method == "GET":
@@ -217,6 +239,7 @@ class HttpHost:
         writer: asyncio.StreamWriter,
         body: bytes,
         passed: dict[str, str],
+        json_ok: bool = True,
     ) -> None:
         try:
             parsed = orjson.loads(body)
@@ -240,8 +263,9 @@ class HttpHost:
             await _send(connection, writer, 202, b"")
             return
         extra = [("Mcp-Session-Id", self._session)] if opening else []
+        json_ok = json_ok and len(ids) == 1 and not isinstance(parsed, list)  # (a batch's answer is a list)
         try:
-            await _stream(connection, writer, reader, stream, extra)
+            await _stream(connection, writer, reader, stream, extra, json_ok=json_ok)
         finally:
             if stream in self._posts:
                 self._posts.remove(stream)
@@ -365,42 +389,64 @@ async def _stream(
     stream: _Stream,
     extra: list[tuple[str, str]],
     first: bytes = b"",
+    *,
+    json_ok: bool = False,
 ) -> None:
-    """An event stream until `stream` ends or the host goes away (its end of the connection read while
-    the stream runs: bytes it sends meanwhile, a pipelined request, are handed back to h11)."""
-    headers = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), *extra]
-    writer.write(connection.send(h11.Response(status_code=200, headers=headers)) or b"")
-    if first:  # the legacy transport's endpoint event
-        writer.write(connection.send(h11.Data(data=first)) or b"")
-    await writer.drain()
+    """The answer to one host request, until `stream` ends or the host goes away (its end of the
+    connection is read meanwhile: bytes it sends, a pipelined request, are handed back to h11).
+
+    `json_ok` (a POST of one request whose host accepts JSON): when the server's answer is the first and
+    only thing for it, it goes as one `application/json` reply in one write; anything before it (progress,
+    a log, a request of the server's) makes it an event stream, as the spec lets a server choose. An event
+    stream's head goes with its first event, and the event that ends it with its end."""
     gone = asyncio.ensure_future(reader.read(1 << 16))
+    gone.add_done_callback(stream.wake)
+    head: bytes | None = None
     try:
+        if not json_ok:  # a GET's (or the legacy host's) stream: its head goes at once, the host waits on it
+            head = _event_head(connection, extra)
+            writer.write(head + ((connection.send(h11.Data(data=first)) or b"") if first else b""))
+            await writer.drain()
         while True:
-            getter = asyncio.ensure_future(stream.queue.get())
-            await asyncio.wait({getter, gone}, return_when=asyncio.FIRST_COMPLETED)
-            if not getter.done():
-                getter.cancel()
-                if not gone.result():  # the host closed the connection: nobody reads this stream any more
-                    return
-                connection.receive_data(gone.result())  # the next request, early: h11 keeps it
-                gone = asyncio.ensure_future(reader.read(1 << 16))
-                continue
-            frame = getter.result()
+            if not stream.items:
+                if not gone.done():
+                    await stream.wait()
+                if gone.done() and not stream.items:
+                    if not gone.result():  # the host closed the connection: nobody reads this any more
+                        return
+                    connection.receive_data(gone.result())  # the next request, early: h11 keeps it
+                    gone = asyncio.ensure_future(reader.read(1 << 16))
+                    gone.add_done_callback(stream.wake)
+                    continue
+            frame = stream.items.popleft()
+            if head is None and frame is not None and json_ok and stream.items and stream.items[0] is None:
+                # the answer alone: one JSON reply
+                headers = [("Content-Type", "application/json"), ("Content-Length", str(len(frame))), *extra]
+                data = connection.send(h11.Response(status_code=200, headers=headers)) or b""
+                data += connection.send(h11.Data(data=frame)) or b""
+                writer.write(data + (connection.send(h11.EndOfMessage()) or b""))
+                await writer.drain()
+                return
+            data = b""
+            if head is None:
+                data = head = _event_head(connection, extra)
             if frame is None:
-                break
-            data = connection.send(h11.Data(data=b"event: message\ndata: " + frame + b"\n\n")) or b""
-            if stream.ended and stream.queue.qsize() == 1:  # the answer that ends it (only the end is left):
-                data += connection.send(h11.EndOfMessage()) or b""  # one write, not two
+                writer.write(data + (connection.send(h11.EndOfMessage()) or b""))
+                await writer.drain()
+                return
+            data += connection.send(h11.Data(data=b"event: message\ndata: " + frame + b"\n\n")) or b""
+            if stream.items and stream.items[0] is None:  # the answer that ends it: one write, not two
+                stream.items.popleft()
+                data += connection.send(h11.EndOfMessage()) or b""
                 writer.write(data)
                 await writer.drain()
                 return
             writer.write(data)
             await writer.drain()
-        writer.write(connection.send(h11.EndOfMessage()) or b"")
-        await writer.drain()
     finally:
         # a read cancelled before it returned takes nothing from the reader; it must have finished before
         # the next request is read (a stream reader takes one reader at a time)
+        gone.remove_done_callback(stream.wake)
         gone.cancel()
         try:
             early = await gone
@@ -408,3 +454,8 @@ async def _stream(
             early = b""
         if early:
             connection.receive_data(early)
+
+
+def _event_head(connection: h11.Connection, extra: list[tuple[str, str]]) -> bytes:
+    headers = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), *extra]
+    return connection.send(h11.Response(status_code=200, headers=headers)) or b""
