@@ -177,8 +177,10 @@ async def test_help_lists_keys_with_their_ids_the_footer_follows_and_the_keymap_
         keys_before = list(footer.query(FooterKey))
         await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        help_screen = app.screen
+        keys_text = help_screen.query_one("#help-keys", Static)
         console = Console(width=140, record=True, file=io.StringIO())
-        console.print(app.screen.query_one("#help-keys", Static).content)
+        console.print(keys_text.content)
         keys = console.export_text()
         assert "log-open" in keys and "reconnect" in keys and "traffic-filter" in keys
         await pilot.press("escape")
@@ -186,9 +188,27 @@ async def test_help_lists_keys_with_their_ids_the_footer_follows_and_the_keymap_
         await pilot.pause()
         # the same keys: the footer kept its widgets (Textual's rebuilds them on every screen change)
         assert list(footer.query(FooterKey)) == keys_before
+        # F1 again: the same help screen is pushed again, not composed anew (nor removed on Esc)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: app.screen is help_screen)
+        assert help_screen.query_one("#help-keys", Static) is keys_text
+        title = help_screen.query_one("#help-dialog").border_title
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
         for key in ("tab", "tab", "shift+tab", "shift+tab"):  # and it follows the focus
             await pilot.press(key)
             await wait_for(pilot, lambda: footer_texts(footer) == wanted_texts(app.screen))
+        # …and on another pane it says that pane's help and keys
+        await pilot.press("shift+tab")
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: app.screen is help_screen)
+        assert help_screen.query_one("#help-dialog").border_title != title
+        console = Console(width=140, record=True, file=io.StringIO())
+        console.print(keys_text.content)
+        assert console.export_text() != keys
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
+        await pilot.press("tab")  # back to the traffic log, where ctrl+r is the keymap's reconnect
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: app.session.attempt == 2 and app.session.state == "connected")
 

@@ -3,13 +3,17 @@ is bound, with the binding ids a keymap can remap (`keymap = {"reconnect" = "ctr
 
 It is made to open in well under 100 ms of CPU (it took ~450 ms): three `Static`s over Rich renderables
 (Textual's `Markdown` widget mounts a widget per block, each styled and laid out), and an opaque screen (a
-translucent modal renders the whole app beneath it again, segment by segment, to tint it)."""
+translucent modal renders the whole app beneath it again, segment by segment, to tint it). `open_help`
+keeps one installed help screen per app and pushes it again, retexted only when its page changed: a new
+screen each time was composed, laid out and drawn on F1, and removed on Esc — a removal lays out and draws
+the whole app beneath again, twice more than popping an installed screen does."""
 
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import Markdown
@@ -24,6 +28,10 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Static
 
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.screen import Screen
+
 GENERAL = """\
 **mcpx inspect** watches one MCP server: its catalogue on the left, the selected item on the right, and
 below every frame of the session. **Tab** moves between panes, **t** jumps to the traffic log, **/** filters
@@ -32,6 +40,22 @@ JSON-RPC), **r** reconnects, **q** quits and stops the server.
 """
 #: the "does" column wraps at this many characters (a long tooltip would push the ids off the dialog)
 WHAT_WIDTH = 56
+#: the name the reused help screen is installed under (`open_help`)
+INSTALLED = "mcpx-help"
+
+#: one row of the keys: (keys, what they do, binding id), or a group's title
+KeyRow = tuple[str, str, str] | str
+
+
+@dataclass(frozen=True)
+class HelpPage:
+    """What the help screen shows: equal pages need no redrawing."""
+
+    title: str
+    text: str
+    general: str
+    keys: tuple[KeyRow, ...]
+    accent: str
 
 
 def help_of(widget: Widget | None) -> tuple[str, str]:
@@ -65,6 +89,29 @@ def _parsed(text: str) -> Markdown:
     return Markdown(text)
 
 
+def open_help(app: App[Any], widget: Widget | None, general: str = GENERAL) -> None:
+    """Push the help for `widget` (focused on the current screen): one help screen per app, installed,
+    retexted only when the page differs from the last one shown."""
+    page = help_page(app.screen, widget, general)
+    if app.is_screen_installed(INSTALLED):
+        screen = app.get_screen(INSTALLED)
+        assert isinstance(screen, HelpScreen)
+        screen.show(page)
+    else:
+        screen = HelpScreen(widget, general=general, page=page)
+        app.install_screen(screen, INSTALLED)
+    app.push_screen(screen)
+
+
+def help_page(screen: Screen[Any], widget: Widget | None, general: str) -> HelpPage:
+    """The help for `widget`, and every key that works on `screen` (the one the help opens over)."""
+    title, text = help_of(widget)
+    if text is GENERAL:
+        text = general
+    accent = screen.app.theme_variables.get("text-accent") or "bold"
+    return HelpPage(title, text, general, _key_rows(screen), accent)
+
+
 class HelpScreen(ModalScreen[None]):
     """Help for what is focused, and its keys."""
 
@@ -72,71 +119,102 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,f1,question_mark", "dismiss", "Close", id="help-close", tooltip="Close the help"),
     ]
 
-    def __init__(self, widget: Widget | None, *, general: str = GENERAL) -> None:
+    def __init__(
+        self, widget: Widget | None, *, general: str = GENERAL, page: HelpPage | None = None
+    ) -> None:
         super().__init__()
         self.widget = widget
         #: what the app is, shown under the focused pane's help (`mcpx replay` has its own)
         self.general = general
+        #: what is shown (None: worked out on compose, from the screen below)
+        self.page = page
 
     def compose(self) -> ComposeResult:
-        title, text = help_of(self.widget)
-        general = self.general
-        if text is GENERAL:
-            text = general
+        if self.page is None:
+            stack = self.app.screen_stack
+            below = stack[-2] if len(stack) > 1 else self.app.screen
+            self.page = help_page(below, self.widget, self.general)
+        page = self.page
         with VerticalScroll(id="help-dialog") as dialog:
-            dialog.border_title = f"Help · {title}"
+            dialog.border_title = f"Help · {page.title}"
             dialog.border_subtitle = "Esc closes"
-            yield Static(self._markdown(text), id="help-focused")
-            if text is not general:
-                yield Static(self._markdown(general), id="help-general")
-            yield Static(self._keys(), id="help-keys")
+            yield Static(self._markdown(page.text), id="help-focused")
+            general = Static(self._markdown(page.general), id="help-general")
+            general.display = page.text is not page.general
+            yield general
+            yield Static(_keys(page.keys), id="help-keys")
+
+    def show(self, page: HelpPage) -> None:
+        """Show `page` (a pushed-again installed screen): only what changed is redrawn, from the top."""
+        before, self.page = self.page, page
+        if not self.is_mounted or page == before:
+            if self.is_mounted:
+                self.query_one("#help-dialog").scroll_home(animate=False)
+            return
+        dialog = self.query_one("#help-dialog", VerticalScroll)
+        dialog.border_title = f"Help · {page.title}"
+        if before is None or (page.text, page.accent) != (before.text, before.accent):
+            self.query_one("#help-focused", Static).update(self._markdown(page.text))
+        general = self.query_one("#help-general", Static)
+        if before is None or (page.general, page.accent) != (before.general, before.accent):
+            general.update(self._markdown(page.general))
+        general.display = page.text is not page.general
+        if before is None or page.keys != before.keys:
+            self.query_one("#help-keys", Static).update(_keys(page.keys))
+        dialog.scroll_home(animate=False)
 
     def _markdown(self, text: str) -> _HelpText:
-        accent = self.app.theme_variables.get("text-accent") or "bold"
+        accent = self.page.accent if self.page is not None else "bold"
         theme = Theme({"markdown.code": Style.parse(accent) + Style(bold=True)}, inherit=True)
         return _HelpText(_parsed(text), theme)
 
-    def _keys(self) -> Content:
-        """The keys in aligned columns of text (a Rich `Table` here took ~100 ms to measure and draw)."""
-        screen = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else self.app.screen
-        seen: set[tuple[str, str]] = set()
-        groups: dict[str, list[tuple[str, Binding]]] = {}
-        for key, active in screen.active_bindings.items():
-            binding = active.binding
-            if binding.system or (binding.action, key) in seen:
-                continue
-            seen.add((binding.action, key))
-            group = getattr(type(active.node), "BINDING_GROUP_TITLE", None) or type(active.node).__name__
-            groups.setdefault(str(group), []).append((key, binding))
-        rows: list[tuple[str, str, str] | str] = []
-        for group, entries in groups.items():
-            rows.append(group)
-            merged: dict[str, list[str]] = {}
-            described: dict[str, Binding] = {}
-            for key, binding in entries:
-                ident = binding.id or binding.action
-                merged.setdefault(ident, []).append(self.app.get_key_display(Binding(key, binding.action)))
-                if binding.id or ident not in described:  # the binding with an id says what it does
-                    described[ident] = binding
-            for ident, keys in merged.items():
-                binding = described[ident]
-                what = binding.tooltip or binding.description or binding.action
-                rows.append((" ".join(keys), what, binding.id or ""))
-        cells = [row for row in rows if isinstance(row, tuple)]
-        key_width = max([len("key"), *(len(row[0]) for row in cells)]) + 2
-        what_width = min(WHAT_WIDTH, max([len("does"), *(len(row[1]) for row in cells)])) + 2
-        lines: list[Content] = [
-            Content.styled(f"{'key':<{key_width}}{'does':<{what_width}}id (for the keymap)", "bold")
-        ]
-        for row in rows:
-            if isinstance(row, str):
-                lines.append(Content.styled(row, "bold underline"))
-                continue
-            shown_keys, what, ident = row
-            first, *more = textwrap.wrap(what, what_width - 2) or [""]
-            lines.append(Content.assemble(f"{shown_keys:<{key_width}}{first:<{what_width}}", (ident, "dim")))
-            lines.extend(Content(" " * key_width + line) for line in more)
-        return Content("\n").join(lines)
+
+def _key_rows(screen: Screen[Any]) -> tuple[KeyRow, ...]:
+    """Every key that works on `screen`, grouped by where it is bound, keys of one binding id merged."""
+    app = screen.app
+    seen: set[tuple[str, str]] = set()
+    groups: dict[str, list[tuple[str, Binding]]] = {}
+    for key, active in screen.active_bindings.items():
+        binding = active.binding
+        if binding.system or (binding.action, key) in seen:
+            continue
+        seen.add((binding.action, key))
+        group = getattr(type(active.node), "BINDING_GROUP_TITLE", None) or type(active.node).__name__
+        groups.setdefault(str(group), []).append((key, binding))
+    rows: list[KeyRow] = []
+    for group, entries in groups.items():
+        rows.append(group)
+        merged: dict[str, list[str]] = {}
+        described: dict[str, Binding] = {}
+        for key, binding in entries:
+            ident = binding.id or binding.action
+            merged.setdefault(ident, []).append(app.get_key_display(Binding(key, binding.action)))
+            if binding.id or ident not in described:  # the binding with an id says what it does
+                described[ident] = binding
+        for ident, keys in merged.items():
+            binding = described[ident]
+            what = binding.tooltip or binding.description or binding.action
+            rows.append((" ".join(keys), what, binding.id or ""))
+    return tuple(rows)
+
+
+def _keys(rows: tuple[KeyRow, ...]) -> Content:
+    """The keys in aligned columns of text (a Rich `Table` here took ~100 ms to measure and draw)."""
+    cells = [row for row in rows if isinstance(row, tuple)]
+    key_width = max([len("key"), *(len(row[0]) for row in cells)]) + 2
+    what_width = min(WHAT_WIDTH, max([len("does"), *(len(row[1]) for row in cells)])) + 2
+    lines: list[Content] = [
+        Content.styled(f"{'key':<{key_width}}{'does':<{what_width}}id (for the keymap)", "bold")
+    ]
+    for row in rows:
+        if isinstance(row, str):
+            lines.append(Content.styled(row, "bold underline"))
+            continue
+        shown_keys, what, ident = row
+        first, *more = textwrap.wrap(what, what_width - 2) or [""]
+        lines.append(Content.assemble(f"{shown_keys:<{key_width}}{first:<{what_width}}", (ident, "dim")))
+        lines.extend(Content(" " * key_width + line) for line in more)
+    return Content("\n").join(lines)
 
 
 def _words(class_name: str) -> str:

@@ -386,9 +386,9 @@ class InspectScreen(Screen[None]):
         self.post_message(self.QuestionsWanted())
 
     def action_help(self) -> None:
-        from mcpx.tui.shell.help_screen import HelpScreen
+        from mcpx.tui.shell.help_screen import open_help
 
-        self.app.push_screen(HelpScreen(self.focused, general=self.general_help))
+        open_help(self.app, self.focused, self.general_help)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in LETTER_ACTIONS and letters_owned(self.focused):

@@ -220,9 +220,9 @@ class WorkspaceApp(App[int]):
         return not (action in LETTER_ACTIONS and letters_owned(self.focused))
 
     def action_help(self) -> None:
-        from mcpx.tui.shell.help_screen import HelpScreen
+        from mcpx.tui.shell.help_screen import open_help
 
-        self.push_screen(HelpScreen(self.focused))
+        open_help(self, self.focused)
 
     def action_workspace(self) -> None:
         """w: back to the workspace screen (the server's screen stays, installed, for the next Enter)."""
