@@ -184,6 +184,18 @@ async def test_slow_headers_meet_the_request_timeout(faulty: Server) -> None:
         with pytest.raises(RequestTimeoutError):
             await client.call_tool("echo", {}, timeout=0.5)
         assert time.monotonic() - started < 2
+        # the timer ended the POST in the caller's own task: no cancellation of that task is left over
+        task = asyncio.current_task()
+        assert task is not None and getattr(task, "cancelling", lambda: 0)() == 0
+        assert isinstance(await client.request("tools/list"), dict)  # the session goes on
+        # the caller's own cancellation still cancels, and the server is told
+        call = asyncio.ensure_future(client.call_tool("echo", {}, timeout=None))
+        await asyncio.sleep(0.3)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        endings = facts(client.traffic, "request-ended")
+        assert [e["outcome"] for e in endings] == ["timed out", "cancelled"]
 
 
 async def test_redirect_loop_is_stopped(faulty: Server) -> None:

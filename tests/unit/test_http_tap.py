@@ -76,6 +76,30 @@ async def test_tap_logs_each_hop_and_when_an_event_stream_closes() -> None:
     assert facts[4]["bytes"] == len(b"data: {}\n\n") and facts[4]["by"] == "server"
 
 
+async def test_tap_remembers_masked_headers_only_while_the_policy_stays_the_same() -> None:
+    """The tap masks each header line once and shows it from memory after that, until the policy learns
+    a secret: a response header that echoes a value learned since is masked from then on."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"X-Echo": "tok-0123456789abcdef"}, json={})
+
+    log = TrafficLog()
+    tap = TrafficTap(httpx.MockTransport(answer), log)
+    async with httpx.AsyncClient(transport=tap, headers={"X-Plain-Secret": "visible-value"}) as client:
+        for _ in range(2):
+            await client.post("http://example.test/mcp?x=1", content=b"{}")
+        log.secrets.add("tok-0123456789abcdef")
+        await client.post("http://example.test/mcp?x=1", content=b"{}")
+    requests = [e.facts for e in log if e.facts.get("event") == "http-request"]
+    responses = [e.facts for e in log if e.facts.get("event") == "http-response"]
+    assert len(requests) == len(responses) == 3
+    assert all(r["headers"]["x-plain-secret"] == "••••alue" for r in requests)  # learned, then masked
+    assert requests[0]["headers"] == requests[1]["headers"] == requests[2]["headers"]
+    assert requests[0]["headers"] is not requests[1]["headers"]  # each event its own facts
+    assert [r["headers"]["x-echo"] for r in responses] == ["tok-0123456789abcdef"] * 2 + ["••••cdef"]
+    assert "visible-value" in log.secrets.literals
+
+
 def test_bad_urls_are_one_sentence() -> None:
     with pytest.raises(UsageError, match="not an http:// or https:// URL with a host"):
         open_transport(ServerSpec(url="http://"), TrafficLog())

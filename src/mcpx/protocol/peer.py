@@ -273,7 +273,46 @@ class Peer:
 
         The request's timer, a cancellation or the answer must not wait for the exchange to end; when one
         of them comes first the exchange is cancelled, which over HTTP closes the request's stream.
+
+        The exchange runs in the caller's own task, as `asyncio.timeout()` runs its block: when the future
+        settles first, a callback cancels this task, and the cancellation is taken back (`uncancel`) once
+        it has ended the exchange — unless someone else cancelled the task too. A task and `asyncio.wait`
+        per request cost each call a task made and scheduled (a loop iteration) and a waiter.
         """
+        task = asyncio.current_task()
+        if task is None or not hasattr(task, "uncancel"):  # Python 3.10: no way to take a cancel back
+            return await self._send_in_task(message, pending)
+        sending = True
+        interrupted = False
+
+        def interrupt(_: asyncio.Future[TrafficEvent]) -> None:
+            nonlocal interrupted
+            if sending and not interrupted:
+                interrupted = True
+                task.cancel()
+
+        future = pending.future
+        future.add_done_callback(interrupt)
+        cancelled = False
+        try:
+            await self.transport.send(encode(message.to_obj()), message)
+        except asyncio.CancelledError:
+            cancelled = True
+            if not interrupted or task.uncancel():
+                raise  # not ours, or not only ours
+        except Exception:
+            if not future.done():
+                raise  # the exchange ended before the answer came: its error is the request's
+            # an exchange that lost the race may still end in an error; it is this request's no longer
+        finally:
+            sending = False
+            future.remove_done_callback(interrupt)
+        if interrupted and not cancelled:
+            task.uncancel()  # the exchange swallowed our cancellation: take it back all the same
+
+    async def _send_in_task(self, message: Request, pending: Pending) -> None:
+        """`_send_racing` where a task cannot take a cancellation back: the exchange gets a task of its
+        own, raced against the future."""
         sending = asyncio.ensure_future(self.transport.send(encode(message.to_obj()), message))
         sending.add_done_callback(_seen)
         try:

@@ -22,9 +22,12 @@ from typing import Any
 import httpx
 
 from mcpx.wire import TrafficLog
-from mcpx.wire.secret_policy import mask_url
+from mcpx.wire.secret_policy import SecretPolicy, mask_url
 
 __all__ = ["TrafficTap", "is_event_stream", "mask_url"]
+
+#: header lines and URLs remembered as shown before the memory starts again
+MEMO_LIMIT = 512
 
 
 def is_event_stream(response: httpx.Response) -> bool:
@@ -38,19 +41,34 @@ class TrafficTap(httpx.AsyncBaseTransport):
     def __init__(self, inner: httpx.AsyncBaseTransport, traffic: TrafficLog) -> None:
         self.inner = inner
         self.traffic = traffic
+        # Headers and URLs as shown (masked), remembered while the policy stays as it was: a session POSTs
+        # the same few headers and URL again and again, and passing each through the policy every time
+        # (decoded, lowered, learned, masked) was most of the tap's cost per request.
+        #: request headers (True) and response headers (False): a raw header line -> (name, value as shown)
+        self._shown: dict[bool, dict[tuple[bytes, bytes], tuple[str, str]]] = {True: {}, False: {}}
+        self._urls: dict[str, str] = {}
+        self._generation: tuple[object, object] = (None, None)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         policy = self.traffic.secrets
-        # what this request carries (a token the OAuth flow just got, a custom header) is known before
-        # anything is logged, so no view ever sees it echoed in clear
-        policy.learn_headers(request.headers.multi_items())
-        policy.learn_url(str(request.url))
-        method, url = request.method, policy.url(str(request.url))
+        self._still_fresh(policy)
+        method, raw_url = request.method, str(request.url)
+        raw_headers = request.headers.raw
+        url = self._urls.get(raw_url)
+        if url is None or any(pair not in self._shown[True] for pair in raw_headers):
+            # what this request carries (a token the OAuth flow just got, a custom header) is known before
+            # anything is logged, so no view ever sees it echoed in clear
+            policy.learn_headers(request.headers.multi_items())
+            policy.learn_url(raw_url)
+            self._still_fresh(policy)
+            if len(self._urls) > MEMO_LIMIT:
+                self._urls.clear()
+            url = self._urls[raw_url] = policy.url(raw_url)
         facts: dict[str, Any] = {
             "event": "http-request",
             "method": method,
             "url": url,
-            "headers": policy.headers(request.headers.multi_items(), request=True),
+            "headers": self._headers(request.headers, raw_headers, request=True),
         }
         if isinstance(request.stream, httpx.ByteStream):
             # a redirected request has its body only as a stream (request.content would raise)
@@ -73,7 +91,8 @@ class TrafficTap(httpx.AsyncBaseTransport):
         reason = response.extensions.get("reason_phrase", b"")
         reason_text = reason.decode("ascii", "replace") if isinstance(reason, bytes) else str(reason)
         content_type = response.headers.get("content-type", "")
-        streaming = is_event_stream(response)
+        streaming = content_type.partition(";")[0].strip().lower() == "text/event-stream"
+        self._still_fresh(policy)
         self.traffic.info(
             f"HTTP {response.status_code} {reason_text} for {method} {url}"
             + (f" ({content_type})" if content_type else ""),
@@ -82,7 +101,7 @@ class TrafficTap(httpx.AsyncBaseTransport):
             method=method,
             url=url,
             status=response.status_code,
-            headers=policy.headers(response.headers.multi_items(), request=False),
+            headers=self._headers(response.headers, response.headers.raw, request=False),
             elapsed_ms=elapsed_ms,
             stream=streaming,
         )
@@ -96,6 +115,32 @@ class TrafficTap(httpx.AsyncBaseTransport):
             stream=_WatchedStream(response.stream, self.traffic, url, started),
             extensions=response.extensions,
         )
+
+    def _still_fresh(self, policy: SecretPolicy) -> None:
+        """Forget what was masked under an older policy (it may know more secrets now)."""
+        ordered, named = policy.generation
+        if ordered is not self._generation[0] or named is not self._generation[1]:
+            self._shown[True].clear()
+            self._shown[False].clear()
+            self._urls.clear()
+            self._generation = (ordered, named)
+
+    def _headers(
+        self, headers: httpx.Headers, raw: list[tuple[bytes, bytes]], *, request: bool
+    ) -> dict[str, str]:
+        """`policy.headers(headers.multi_items(), request=…)`, from memory where these headers were seen."""
+        shown = self._shown[request]
+        if any(pair not in shown for pair in raw):
+            if len(shown) > MEMO_LIMIT:
+                shown.clear()
+            policy = self.traffic.secrets
+            for pair, (name, value) in zip(raw, headers.multi_items(), strict=True):
+                shown[pair] = (name, policy.header(name, value, request=request))
+        out: dict[str, str] = {}
+        for pair in raw:
+            name, value = shown[pair]
+            out[name] = f"{out[name]}, {value}" if name in out else value
+        return out
 
     async def aclose(self) -> None:
         await self.inner.aclose()

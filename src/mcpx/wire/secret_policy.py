@@ -244,6 +244,12 @@ class SecretPolicy:
         """Every spelling of every known secret, longest first."""
         return list(self._ordered)
 
+    @property
+    def generation(self) -> tuple[object, object]:
+        """A token that is a new pair of objects whenever masking could come out otherwise (a secret learned,
+        a header named secret): what a cache of masked text compares, by identity, to know it still holds."""
+        return (self._ordered, self.secret_headers)
+
     def add(self, *values: str) -> None:
         """Know these secret values (each in all its spellings) from now on."""
         new = False
