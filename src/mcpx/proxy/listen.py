@@ -1,8 +1,8 @@
 """`mcpx proxy --listen [HOST:]PORT TARGET`: the host's end as a Streamable HTTP endpoint.
 
 For hosts that speak HTTP, and to put a stdio server on the network (on 127.0.0.1 unless told
-otherwise). An HTTP/1.1 server on asyncio and h11 (already there under httpx), at any path (`/mcp` is
-what the proxy prints):
+otherwise). An HTTP/1.1 server on an asyncio protocol (`http_wire` parses and writes the bytes), at any
+path (`/mcp` is what the proxy prints):
 
 - POST a message (or a batch): a notification or a response to the server's own request is relayed and
   answered 202; a request is relayed and answered with the server's answer as one JSON reply when that
@@ -22,6 +22,12 @@ what the proxy prints):
 Every host request is a fact in the traffic log with its headers masked; their values are taught to
 the session's secret policy first, so they are masked wherever they come back. What of them goes on to a
 URL target with the host's frame is `forward.HeaderFilter`'s choice (no credential, unless named).
+
+Nothing here runs in a task of its own: a connection's bytes are parsed in its read callback, and the
+server's frames are written to the host from the call that hands them over (`HttpHost.write`), so a
+message costs no task, queue or wake-up of the proxy's beyond the reads that bring it. One request at a
+time per connection (HTTP/1.1 answers in order): a request that comes while an event stream is open on
+its connection waits for that stream's end.
 """
 
 from __future__ import annotations
@@ -33,17 +39,28 @@ import uuid
 from collections import deque
 from urllib.parse import urlsplit
 
-import h11
 import orjson
 
 from mcpx.errors import UsageError
 from mcpx.proxy.forward import HeaderFilter
 from mcpx.proxy.host import FrameSink
+from mcpx.proxy.http_wire import (
+    CONTINUE,
+    STREAM_END,
+    BadRequest,
+    HttpRequest,
+    RequestReader,
+    chunk,
+    response,
+    stream_head,
+)
 from mcpx.wire import TrafficLog
 
 #: server messages kept for a GET stream that is not open yet
 BACKLOG = 1_000
 MAX_BODY = 64 << 20
+#: bytes of requests a connection holds while an event stream is open on it before it stops reading
+HELD = 1 << 20
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -60,41 +77,165 @@ def parse_listen(value: str) -> tuple[str, int]:
 
 
 class _Stream:
-    """One answer to the host: a POST's (waiting for the answers to `ids`), the GET's event stream, or a
-    legacy HTTP+SSE host's (`lasting`: it carries answers too and stays open after them).
+    """One answer to the host, open: a POST's (waiting for the answers to `ids`), the GET's event stream,
+    or a legacy HTTP+SSE host's (`lasting`: it carries answers too and stays open after them).
 
-    Frames wait in `items` (None: the end) and wake the one writer that waits on them."""
+    `json_ok` (a POST of one request whose host accepts JSON): when the server's answer is the first and
+    only thing for it, it goes as one `application/json` reply in one write; anything before it
+    (progress, a log, a request of the server's) makes it an event stream, as the spec lets a server
+    choose. A POST's event stream has its head written with its first event, and the event that ends it
+    with its end; a GET's head goes at once (its host waits on it)."""
 
-    def __init__(self, ids: set[object] | None, *, lasting: bool = False) -> None:
+    def __init__(
+        self,
+        connection: _HostConnection,
+        ids: set[object] | None,
+        extra: list[tuple[str, str]],
+        *,
+        lasting: bool = False,
+        json_ok: bool = False,
+        close: bool = False,
+    ) -> None:
+        self.connection = connection
         self.ids = ids
         self.lasting = lasting
-        self.items: deque[bytes | None] = deque()
+        self.json_ok = json_ok
+        self.extra = extra
+        self.close = close
+        self.started = False
         self.ended = False
-        self._waiter: asyncio.Future[None] | None = None
 
-    def put(self, frame: bytes) -> None:
-        self.items.append(frame)
-        self.wake()
+    def open(self, first: bytes = b"") -> None:
+        """Write the head now (and `first`, the legacy transport's endpoint event)."""
+        self.started = True
+        self.connection.send(stream_head(self.extra, close=self.close) + (chunk(first) if first else b""))
+
+    def put(self, frame: bytes, *, last: bool = False) -> None:
+        """One frame of the server's; `last`: the answer that ends this stream (unless it is lasting)."""
+        if self.ended:
+            return
+        ends = last and not self.lasting
+        if ends and not self.started and self.json_ok:
+            self.started = True
+            self.connection.send(
+                response(200, frame, self.extra, content_type="application/json", close=self.close)
+            )
+            self._finish()
+            return
+        data = b"" if self.started else stream_head(self.extra, close=self.close)
+        self.started = True
+        data += chunk(b"event: message\ndata: " + frame + b"\n\n")
+        if ends:
+            self.connection.send(data + STREAM_END)
+            self._finish()
+        else:
+            self.connection.send(data)
 
     def end(self) -> None:
+        if self.ended:
+            return
+        data = b"" if self.started else stream_head(self.extra, close=self.close)
+        self.started = True
+        self.connection.send(data + STREAM_END)
+        self._finish()
+
+    def drop(self) -> None:
+        """The host went away: nothing more is written."""
         if not self.ended:
             self.ended = True
-            self.items.append(None)
-            self.wake()
+            self.connection.host.forget(self)
 
-    def wake(self, *_: object) -> None:
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+    def _finish(self) -> None:
+        self.ended = True
+        self.connection.host.forget(self)
+        self.connection.answered(self.close)
 
-    async def wait(self) -> None:
-        """Until a frame or the end is there (or `wake` is called for another reason)."""
-        if not self.items:
-            self._waiter = asyncio.get_running_loop().create_future()
+
+class _HostConnection(asyncio.Protocol):
+    """One host connection: requests parsed as their bytes come, answered in order."""
+
+    def __init__(self, host: HttpHost) -> None:
+        self.host = host
+        self.reader = RequestReader(MAX_BODY)
+        self.transport: asyncio.Transport | None = None
+        #: the open event stream of the request being answered (later requests wait for its end)
+        self.stream: _Stream | None = None
+        self.paused = False
+        self.closed = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]  # (uvloop's is no asyncio.Transport subclass)
+        self.host._connections.add(self)
+        sock = transport.get_extra_info("socket")
+        if sock is not None:  # an event stream is many small writes: none may wait for the last one's ACK
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def data_received(self, data: bytes) -> None:
+        self.reader.feed(data)
+        self._serve()
+
+    def eof_received(self) -> bool:
+        return False  # the host is done sending: the connection closes (a half-closed host reads no more)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.host._connections.discard(self)
+        if self.stream is not None:
+            self.stream.drop()
+            self.stream = None
+
+    def send(self, data: bytes) -> None:
+        if not self.closed and self.transport is not None:
+            self.transport.write(data)
+
+    def close(self) -> None:
+        if not self.closed and self.transport is not None:
+            self.closed = True
+            self.transport.close()
+
+    def answered(self, close: bool) -> None:
+        """The current request's answer is whole: close if it said so, else serve what waits."""
+        self.stream = None
+        if close:
+            self.close()
+            return
+        if self.paused and self.transport is not None:
+            self.paused = False
+            self.transport.resume_reading()
+        if self.reader.buffer:
+            asyncio.get_running_loop().call_soon(self._serve)
+
+    def _serve(self) -> None:
+        while self.stream is None and not self.closed:
             try:
-                await self._waiter
-            finally:
-                self._waiter = None
+                request = self.reader.next()
+            except BadRequest as exc:
+                self.send(response(exc.status, f"{exc}".encode(), content_type="text/plain", close=True))
+                self.close()
+                return
+            if request is None:
+                if self.reader.waits_for_continue():
+                    self.reader.continued = True
+                    self.send(CONTINUE)
+                return
+            try:
+                self.host.answer(self, request)
+            except Exception as exc:  # the proxy's own failure: this host gets a 500, the others go on
+                self.host.failed(exc)
+                self.send(response(500, b"", close=True))
+                self.close()
+                return
+        held = self.stream is not None and len(self.reader.buffer) > HELD
+        if held and not self.paused and self.transport is not None:
+            self.paused = True
+            self.transport.pause_reading()
+
+    def reply(self, request: HttpRequest, status: int, body: bytes = b"") -> None:
+        self.send(response(status, body, content_type="text/plain; charset=utf-8" if body else None,
+                           close=request.close))  # fmt: skip
+        if request.close:
+            self.close()
 
 
 class HttpHost:
@@ -115,15 +256,16 @@ class HttpHost:
         self._legacy_session = ""
         self._backlog: deque[bytes] = deque(maxlen=BACKLOG)
         self._session = uuid.uuid4().hex
-        self._connections: set[asyncio.StreamWriter] = set()
+        self._connections: set[_HostConnection] = set()
         #: never set by the host (HTTP hosts come and go per request): the proxy runs until stopped
         self.gone = asyncio.Event()
         self.url = ""
 
     async def start(self, on_frame: FrameSink) -> None:
         self._on_frame = on_frame
+        loop = asyncio.get_running_loop()
         try:
-            self._server = await asyncio.start_server(self._accept, self._host, self._port)
+            self._server = await loop.create_server(lambda: _HostConnection(self), self._host, self._port)
         except OSError as exc:
             raise UsageError(f"cannot listen on {self._host}:{self._port}: {exc.strerror or exc}") from None
         port = self._server.sockets[0].getsockname()[1]
@@ -137,13 +279,12 @@ class HttpHost:
         except orjson.JSONDecodeError:
             message = None
         if isinstance(message, dict) and "method" not in message and message.get("id") is not None:
-            stream = self._answers.pop(_key(message["id"]), None)
+            key = _key(message["id"])
+            stream = self._answers.pop(key, None)
             if stream is not None:
-                stream.put(frame)
                 assert stream.ids is not None
-                stream.ids.discard(_key(message["id"]))
-                if not stream.ids and not stream.lasting:
-                    stream.end()
+                stream.ids.discard(key)
+                stream.put(frame, last=not stream.ids)
                 return True
         # the server's own requests and notifications: on an open request's stream, else the GET's (or
         # the legacy host's)
@@ -159,88 +300,58 @@ class HttpHost:
             stream.end()
         if self._server is not None:
             self._server.close()
-        for writer in list(self._connections):
-            writer.close()
+        for connection in list(self._connections):
+            connection.close()
+
+    def forget(self, stream: _Stream) -> None:
+        """A stream is over (answered, ended or its host gone): nothing more is routed to it."""
+        if stream in self._posts:
+            self._posts.remove(stream)
+        if self._listener is stream:
+            self._listener = None
+        if self._legacy is stream:
+            self._legacy = None
+        if stream.ids is None or stream.lasting or stream.ids:
+            for rid in [rid for rid, waiting in self._answers.items() if waiting is stream]:
+                del self._answers[rid]
+
+    def failed(self, exc: BaseException) -> None:
+        with contextlib.suppress(Exception):
+            self._log.info(f"the proxy failed to answer the host: {type(exc).__name__}: {exc}", "protocol")
 
     # -- host → server -------------------------------------------------------------------------------
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._connections.add(writer)
-        sock = writer.get_extra_info("socket")
-        if sock is not None:  # an event stream is many small writes: none may wait for the last one's ACK
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        connection = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_BODY)
-        try:
-            while True:
-                request, body = await _read_request(connection, reader)
-                if request is None:
-                    return
-                await self._answer(connection, reader, writer, request, body)
-                if connection.our_state is h11.MUST_CLOSE or connection.their_state is h11.MUST_CLOSE:
-                    return
-                connection.start_next_cycle()
-        except (
-            h11.RemoteProtocolError,
-            h11.LocalProtocolError,
-            ConnectionError,
-            asyncio.IncompleteReadError,
-        ):
-            return
-        finally:
-            self._connections.discard(writer)
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
-
-    async def _answer(
-        self,
-        connection: h11.Connection,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-        request: h11.Request,
-        body: bytes,
-    ) -> None:
-        method = request.method.decode()
-        headers = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in request.headers]
+    def answer(self, connection: _HostConnection, request: HttpRequest) -> None:
+        method, headers = request.method, request.headers
         self._log.secrets.learn_headers(headers)  # before anything shows them: masked from here on
         self._log.info(
-            f"host {method} {request.target.decode('latin-1')}",
+            f"host {method} {request.target}",
             "http",
             event="host-request",
             method=method,
             headers=self._log.secrets.headers(headers, request=True),
         )
-        origin = next((value for name, value in headers if name.lower() == "origin"), None)
+        origin = request.header("origin")
         if origin is not None and urlsplit(origin).hostname not in ("localhost", "127.0.0.1", "::1"):
-            await _send(connection, writer, 403, b"Forbidden: cross-origin request refused")
+            connection.reply(request, 403, b"Forbidden: cross-origin request refused")
             return
-        path, _, query = request.target.decode("latin-1").partition("?")
+        path, _, query = request.target.partition("?")
         if method == "POST" and "session_id=" in query:  # a legacy HTTP+SSE host's message
-            await self._legacy_post(connection, writer, body, query, self._passing(headers))
+            self._legacy_post(connection, request, query)
         elif method == "POST":
-            accept = ",".join(v for n, v in headers if n.lower() == "accept").lower()
-            json_ok = not accept or "application/json" in accept or "*/*" in accept
-            await self._post(connection, reader, writer, body, self._passing(headers), json_ok)
+            self._post(connection, request)
         elif method == "GET" and path.rstrip("/").endswith("/sse"):
-            await self._legacy_get(connection, reader, writer, path.rstrip("/")[: -len("sse")] + "messages")
+            self._legacy_get(connection, request, path.rstrip("/")[: -len("sse")] + "messages")
         elif method == "GET":
-            await self._get(connection, reader, writer)
+            self._get(connection, request)
         elif method == "DELETE":  # the host's session ends: so do its streams
             for stream in [*self._posts, *([self._listener] if self._listener else [])]:
                 stream.end()
-            await _send(connection, writer, 200, b"")
+            connection.reply(request, 200)
         else:
-            await _send(connection, writer, 405, b"Method Not Allowed")
+            connection.reply(request, 405, b"Method Not Allowed")
 
-    async def _post(
-        self,
-        connection: h11.Connection,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-        body: bytes,
-        passed: dict[str, str],
-        json_ok: bool = True,
-    ) -> None:
+    def _post(self, connection: _HostConnection, request: HttpRequest) -> None:
+        body = request.body
         try:
             parsed = orjson.loads(body)
         except orjson.JSONDecodeError:
@@ -251,90 +362,68 @@ class HttpHost:
             for m in messages
             if isinstance(m, dict) and "method" in m and m.get("id") is not None
         }
+        if not ids:
+            assert self._on_frame is not None
+            self._on_frame(_one_line(body), self._passing(request.headers))
+            connection.reply(request, 202)
+            return
         opening = any(isinstance(m, dict) and m.get("method") == "initialize" for m in messages)
-        stream = _Stream(ids) if ids else None
-        if stream is not None:
-            for rid in ids:
-                self._answers[rid] = stream
-            self._posts.append(stream)
-        assert self._on_frame is not None
-        self._on_frame(_one_line(body), passed)
-        if stream is None:
-            await _send(connection, writer, 202, b"")
-            return
+        accept = (request.header("accept") or "").lower()
+        json_ok = (
+            (not accept or "application/json" in accept or "*/*" in accept)
+            and len(ids) == 1
+            and not isinstance(parsed, list)  # (a batch's answer is a list)
+        )
         extra = [("Mcp-Session-Id", self._session)] if opening else []
-        json_ok = json_ok and len(ids) == 1 and not isinstance(parsed, list)  # (a batch's answer is a list)
-        try:
-            await _stream(connection, writer, reader, stream, extra, json_ok=json_ok)
-        finally:
-            if stream in self._posts:
-                self._posts.remove(stream)
-            for rid in ids:
-                if self._answers.get(rid) is stream:
-                    del self._answers[rid]
+        stream = _Stream(connection, ids, extra, json_ok=json_ok, close=request.close)
+        connection.stream = stream
+        for rid in ids:
+            self._answers[rid] = stream
+        self._posts.append(stream)
+        if not json_ok:
+            stream.open()
+        assert self._on_frame is not None
+        self._on_frame(_one_line(body), self._passing(request.headers))  # (may answer at once)
 
-    async def _get(
-        self, connection: h11.Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
+    def _get(self, connection: _HostConnection, request: HttpRequest) -> None:
         if self._listener is not None:
-            await _send(connection, writer, 409, b"Conflict: a stream is already open")
+            connection.reply(request, 409, b"Conflict: a stream is already open")
             return
-        stream = self._listener = _Stream(None)
-        while self._backlog:
+        stream = self._listener = connection.stream = _Stream(connection, None, [], close=request.close)
+        stream.open()
+        while self._backlog and not stream.ended:
             stream.put(self._backlog.popleft())
-        try:
-            await _stream(connection, writer, reader, stream, [])
-        finally:
-            self._listener = None
 
     # -- the legacy HTTP+SSE transport (2024-11-05) ---------------------------------------------------
-    async def _legacy_get(
-        self,
-        connection: h11.Connection,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-        endpoint: str,
-    ) -> None:
+    def _legacy_get(self, connection: _HostConnection, request: HttpRequest, endpoint: str) -> None:
         if self._legacy is not None:
-            await _send(connection, writer, 409, b"Conflict: an HTTP+SSE stream is already open")
+            connection.reply(request, 409, b"Conflict: an HTTP+SSE stream is already open")
             return
-        stream = self._legacy = _Stream(set(), lasting=True)
+        stream = _Stream(connection, set(), [], lasting=True, close=request.close)
+        self._legacy = connection.stream = stream
         self._legacy_session = session = uuid.uuid4().hex
-        first = f"event: endpoint\ndata: {endpoint}?session_id={session}\n\n".encode()
-        while self._backlog:
+        stream.open(f"event: endpoint\ndata: {endpoint}?session_id={session}\n\n".encode())
+        while self._backlog and not stream.ended:
             stream.put(self._backlog.popleft())
-        try:
-            await _stream(connection, writer, reader, stream, [], first)
-        finally:
-            self._legacy = None
-            for rid in [rid for rid, waiting in self._answers.items() if waiting is stream]:
-                del self._answers[rid]
 
-    async def _legacy_post(
-        self,
-        connection: h11.Connection,
-        writer: asyncio.StreamWriter,
-        body: bytes,
-        query: str,
-        passed: dict[str, str],
-    ) -> None:
+    def _legacy_post(self, connection: _HostConnection, request: HttpRequest, query: str) -> None:
         stream = self._legacy
         session = next(
             (v for k, _, v in (p.partition("=") for p in query.split("&")) if k == "session_id"), ""
         )
         if stream is None or session != self._legacy_session:
-            await _send(connection, writer, 404, b"Not Found: no such HTTP+SSE session")
+            connection.reply(request, 404, b"Not Found: no such HTTP+SSE session")
             return
         try:
-            parsed = orjson.loads(body)
+            parsed = orjson.loads(request.body)
         except orjson.JSONDecodeError:
             parsed = None
         for message in parsed if isinstance(parsed, list) else [parsed]:
             if isinstance(message, dict) and "method" in message and message.get("id") is not None:
                 self._answers[_key(message["id"])] = stream  # its answer goes on the host's stream
+        connection.reply(request, 202, b"Accepted")  # before the answer can come on the stream
         assert self._on_frame is not None
-        self._on_frame(_one_line(body), passed)
-        await _send(connection, writer, 202, b"Accepted")
+        self._on_frame(_one_line(request.body), self._passing(request.headers))
 
 
 def _one_line(body: bytes) -> bytes:
@@ -346,116 +435,3 @@ def _one_line(body: bytes) -> bytes:
 
 def _key(rid: object) -> object:
     return rid if isinstance(rid, (int, str)) else repr(rid)
-
-
-async def _read_request(
-    connection: h11.Connection, reader: asyncio.StreamReader
-) -> tuple[h11.Request | None, bytes]:
-    request: h11.Request | None = None
-    body: list[bytes] = []
-    while True:
-        event = connection.next_event()
-        if event is h11.NEED_DATA:
-            data = await reader.read(1 << 16)
-            connection.receive_data(data)
-            if not data and connection.their_state is h11.IDLE:
-                return None, b""
-            continue
-        if isinstance(event, h11.Request):
-            request = event
-        elif isinstance(event, h11.Data):
-            body.append(bytes(event.data))
-        elif isinstance(event, h11.EndOfMessage):
-            return request, b"".join(body)
-        elif isinstance(event, h11.ConnectionClosed) or event is h11.PAUSED:
-            return None, b""
-
-
-async def _send(connection: h11.Connection, writer: asyncio.StreamWriter, status: int, body: bytes) -> None:
-    headers = [("Content-Length", str(len(body)))]
-    if body:
-        headers.append(("Content-Type", "text/plain; charset=utf-8"))
-    writer.write(connection.send(h11.Response(status_code=status, headers=headers)) or b"")
-    if body:
-        writer.write(connection.send(h11.Data(data=body)) or b"")
-    writer.write(connection.send(h11.EndOfMessage()) or b"")
-    await writer.drain()
-
-
-async def _stream(
-    connection: h11.Connection,
-    writer: asyncio.StreamWriter,
-    reader: asyncio.StreamReader,
-    stream: _Stream,
-    extra: list[tuple[str, str]],
-    first: bytes = b"",
-    *,
-    json_ok: bool = False,
-) -> None:
-    """The answer to one host request, until `stream` ends or the host goes away (its end of the
-    connection is read meanwhile: bytes it sends, a pipelined request, are handed back to h11).
-
-    `json_ok` (a POST of one request whose host accepts JSON): when the server's answer is the first and
-    only thing for it, it goes as one `application/json` reply in one write; anything before it (progress,
-    a log, a request of the server's) makes it an event stream, as the spec lets a server choose. An event
-    stream's head goes with its first event, and the event that ends it with its end."""
-    gone = asyncio.ensure_future(reader.read(1 << 16))
-    gone.add_done_callback(stream.wake)
-    head: bytes | None = None
-    try:
-        if not json_ok:  # a GET's (or the legacy host's) stream: its head goes at once, the host waits on it
-            head = _event_head(connection, extra)
-            writer.write(head + ((connection.send(h11.Data(data=first)) or b"") if first else b""))
-            await writer.drain()
-        while True:
-            if not stream.items:
-                if not gone.done():
-                    await stream.wait()
-                if gone.done() and not stream.items:
-                    if not gone.result():  # the host closed the connection: nobody reads this any more
-                        return
-                    connection.receive_data(gone.result())  # the next request, early: h11 keeps it
-                    gone = asyncio.ensure_future(reader.read(1 << 16))
-                    gone.add_done_callback(stream.wake)
-                    continue
-            frame = stream.items.popleft()
-            if head is None and frame is not None and json_ok and stream.items and stream.items[0] is None:
-                # the answer alone: one JSON reply
-                headers = [("Content-Type", "application/json"), ("Content-Length", str(len(frame))), *extra]
-                data = connection.send(h11.Response(status_code=200, headers=headers)) or b""
-                data += connection.send(h11.Data(data=frame)) or b""
-                writer.write(data + (connection.send(h11.EndOfMessage()) or b""))
-                await writer.drain()
-                return
-            data = b""
-            if head is None:
-                data = head = _event_head(connection, extra)
-            if frame is None:
-                writer.write(data + (connection.send(h11.EndOfMessage()) or b""))
-                await writer.drain()
-                return
-            data += connection.send(h11.Data(data=b"event: message\ndata: " + frame + b"\n\n")) or b""
-            if stream.items and stream.items[0] is None:  # the answer that ends it: one write, not two
-                stream.items.popleft()
-                data += connection.send(h11.EndOfMessage()) or b""
-                writer.write(data)
-                await writer.drain()
-                return
-            writer.write(data)
-            await writer.drain()
-    finally:
-        # a read cancelled before it returned takes nothing from the reader; it must have finished before
-        # the next request is read (a stream reader takes one reader at a time)
-        gone.remove_done_callback(stream.wake)
-        gone.cancel()
-        try:
-            early = await gone
-        except asyncio.CancelledError:
-            early = b""
-        if early:
-            connection.receive_data(early)
-
-
-def _event_head(connection: h11.Connection, extra: list[tuple[str, str]]) -> bytes:
-    headers = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"), *extra]
-    return connection.send(h11.Response(status_code=200, headers=headers)) or b""
