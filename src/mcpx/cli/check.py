@@ -15,7 +15,8 @@ from typing import Annotated, Any, TextIO
 import typer
 
 from mcpx.cli import options as o
-from mcpx.cli.recording import RecordingPlan, RecordSecrets
+from mcpx.cli.options import RecordSecrets
+from mcpx.cli.recording import RecordingPlan
 from mcpx.errors import ConnectError, RequestTimeoutError, UsageError
 from mcpx.target import ServerSpec
 from mcpx.wire.controls import escape_controls

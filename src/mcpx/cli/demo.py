@@ -12,8 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
+from mcpx.cli.options import Record, RecordSecrets
 from mcpx.cli.output import print_error
-from mcpx.cli.recording import Record, RecordSecrets
 from mcpx.errors import UsageError
 from mcpx.transports.spec import ServerSpec
 

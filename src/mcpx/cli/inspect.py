@@ -11,8 +11,9 @@ from typing import Annotated, Any
 import typer
 
 from mcpx.cli import options as o
+from mcpx.cli.options import Record, RecordSecrets
 from mcpx.cli.output import print_error
-from mcpx.cli.recording import Record, RecordingPlan, RecordSecrets
+from mcpx.cli.recording import RecordingPlan
 from mcpx.errors import McpxError, UsageError
 
 

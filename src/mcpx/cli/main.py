@@ -14,13 +14,14 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any
-
-import typer
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from mcpx.__about__ import __version__
 from mcpx.cli.output import print_error
 from mcpx.errors import McpxError, UsageError
+
+if TYPE_CHECKING:
+    import typer
 
 _HELP = {"help_option_names": ["-h", "--help"]}
 # TARGET [server args…]: mcpx's flags mix with the server's words, and an option mcpx does not know is the
@@ -51,6 +52,8 @@ def build_app(only: str | None = None) -> typer.Typer:
     """The typer app with every command, or with just `only` (what a run of that command needs)."""
     import importlib
 
+    import typer
+
     from mcpx.cli import light_params
 
     light_params.install()  # plain values without pydantic (light_params.py says why)
@@ -63,7 +66,7 @@ def build_app(only: str | None = None) -> typer.Typer:
         rich_markup_mode=None,
         context_settings=_HELP,
     )
-    app.callback()(main)
+    app.callback()(_main_callback())
     for name, (module, takes_server) in COMMANDS.items():
         if only is None or only == name:
             command = importlib.import_module(module).command
@@ -87,29 +90,39 @@ class InterruptedError_(McpxError):
     exit_code = 130
 
 
-def version_callback(value: bool) -> None:
-    if value:
-        typer.echo(f"mcpx {__version__}")
-        raise typer.Exit()
+def _main_callback() -> Callable[..., None]:
+    import typer
 
+    def version_callback(value: bool) -> None:
+        if value:
+            typer.echo(f"mcpx {__version__}")
+            raise typer.Exit()
 
-def main(
-    version: bool = typer.Option(
-        False, "--version", callback=version_callback, is_eager=True, help="Show the version."
-    ),
-) -> None:
-    """mcpx: see what your MCP server really does."""
+    def main(
+        version: bool = typer.Option(
+            False, "--version", callback=version_callback, is_eager=True, help="Show the version."
+        ),
+    ) -> None:
+        """mcpx: see what your MCP server really does."""
+
+    return main
 
 
 def execute(fmt: str, prepare: Callable[[], Coroutine[Any, Any, int]]) -> None:
+    """Check the flags (`prepare`), run the command's coroutine, and end with its exit code (typer.Exit)."""
+    import typer
+
+    raise typer.Exit(outcome(fmt, prepare))
+
+
+def outcome(fmt: str, prepare: Callable[[], Coroutine[Any, Any, int]]) -> int:
     """Check the flags (`prepare`), run the command's coroutine, and turn every outcome into an exit code."""
     try:
         coroutine = prepare()
     except McpxError as exc:
         print_error(exc, fmt)
-        raise typer.Exit(exc.exit_code) from None
-    code = _run_async(coroutine, fmt)
-    raise typer.Exit(code)
+        return exc.exit_code
+    return _run_async(coroutine, fmt)
 
 
 def _run_async(coroutine: Coroutine[Any, Any, int], fmt: str) -> int:
@@ -177,6 +190,20 @@ def _loop_run(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
 def run() -> None:
     """Console-script entry: usage errors become one sentence, one JSON line and exit 1."""
     words = sys.argv[1:]
+    fmt = "json" if _wants_json(words) else "text"
+    if words[:1] == ["call"]:
+        # the common `mcpx call` is read without typer (call_argv.py says why); None: typer reads it
+        from mcpx.cli.call_argv import run_call
+
+        code = _unexpected(fmt, run_call, words[1:])
+        if code is not None:
+            sys.exit(code)
+    _run_typer(words, fmt)
+
+
+def _run_typer(words: list[str], fmt: str) -> NoReturn:
+    import typer
+
     first = words[0] if words else None
     if first == "proxy" and words[1:2] in (["install"], ["uninstall"]):
         # verbs of their own (with their own --help), not a server called "install"
@@ -192,9 +219,8 @@ def run() -> None:
         from mcpx.cli.help_text import polish  # only help reads it: a call does not pay for it
 
         polish(command)
-    fmt = "json" if _wants_json(sys.argv[1:]) else "text"
     try:
-        code = command.main(args=sys.argv[1:], prog_name="mcpx", standalone_mode=False)
+        code = command.main(args=words, prog_name="mcpx", standalone_mode=False)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:
@@ -211,13 +237,25 @@ def run() -> None:
         print_error(UsageError(message), fmt)
         sys.exit(1)
     except Exception as exc:  # a bug of ours still ends in one sentence and the JSON line
-        if os.environ.get("MCPX_DEBUG"):
-            raise
-        print_error(
-            McpxError(f"unexpected error: {type(exc).__name__}: {exc} (set MCPX_DEBUG=1 for details)"), fmt
-        )
-        sys.exit(1)
+        _unexpected_error(exc, fmt)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _unexpected(fmt: str, fn: Callable[..., int | None], *args: Any) -> int | None:
+    try:
+        return fn(*args)
+    except Exception as exc:  # a bug of ours
+        _unexpected_error(exc, fmt)
+
+
+def _unexpected_error(exc: Exception, fmt: str) -> NoReturn:
+    """A bug of ours still ends in one sentence and the JSON line (MCPX_DEBUG=1: the traceback)."""
+    if os.environ.get("MCPX_DEBUG"):
+        raise exc
+    print_error(
+        McpxError(f"unexpected error: {type(exc).__name__}: {exc} (set MCPX_DEBUG=1 for details)"), fmt
+    )
+    sys.exit(1)
 
 
 def _wants_json(argv: list[str]) -> bool:

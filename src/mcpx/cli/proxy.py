@@ -19,7 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from mcpx.cli import options as o
-from mcpx.cli.recording import RecordSecrets
+from mcpx.cli.options import RecordSecrets
 from mcpx.errors import UsageError
 
 #: the words after `mcpx proxy` that are verbs of its own, not a server's command

@@ -12,9 +12,7 @@ import sys
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
-
-import typer
+from typing import Any
 
 from mcpx.errors import UsageError
 from mcpx.record.format import RECORD_DIR_ENV
@@ -23,19 +21,6 @@ from mcpx.wire.controls import escape_controls
 from mcpx.wire.traffic import TrafficLog
 
 RECORD_DIR = RECORD_DIR_ENV
-
-Record = Annotated[
-    str | None,
-    typer.Option(
-        "--record",
-        help=f"Record the session to this file (JSONL; {RECORD_DIR} records every session there).",
-        show_default=False,
-    ),
-]
-RecordSecrets = Annotated[
-    bool,
-    typer.Option("--record-secrets", help="Keep tokens, cookies and secret env values in the recording."),
-]
 
 
 def _say(text: str) -> None:
