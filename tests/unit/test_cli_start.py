@@ -73,3 +73,20 @@ def test_a_wrong_value_is_a_usage_error_in_one_sentence() -> None:
     assert run.returncode == 1
     assert "Invalid value for '--timeout': 'soon' is not a valid number." in run.stderr
     assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{}, {"XDG_CACHE_HOME": "/tmp/xdg-cache"}, {"XDG_CACHE_HOME": ""}, {"XDG_CACHE_HOME": "rel/dir"},
+     {"HOME": "/tmp/home/"}, {"XDG_CACHE_HOME": "  "}],
+)  # fmt: skip
+def test_the_era_cache_is_where_platformdirs_puts_it(
+    env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import platformdirs
+
+    from mcpx.protocol.auto import user_cache_dir
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert user_cache_dir() == platformdirs.user_cache_dir("mcpx")

@@ -14,7 +14,6 @@ from urllib.parse import urlparse
 
 from mcpx.errors import RpcError, UsageError
 from mcpx.protocol.client import ServerRequestHandler
-from mcpx.schema.elicitation import fill
 from mcpx.wire.controls import escape_controls
 
 USER_REJECTED = -1
@@ -52,6 +51,8 @@ def elicitation_handler(spec: str | None) -> ServerRequestHandler:
             return await _url_elicitation(params)
         if mode in ("decline", "cancel"):
             return {"action": mode}
+        from mcpx.schema.elicitation import fill  # only once a form is to be filled
+
         filled = fill(params.get("requestedSchema"), answers)
         if filled.unknown:
             _note(

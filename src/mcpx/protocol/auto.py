@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -36,6 +37,21 @@ from mcpx.wire.secret_policy import write_private
 DEFAULT_PROBE_TIMEOUT = 2.0
 
 
+def user_cache_dir() -> str:
+    """`platformdirs.user_cache_dir("mcpx")`, without importing platformdirs (~2 ms of every `mcpx call`'s
+    start-up) where every version of it answers alike: Linux with an absolute $XDG_CACHE_HOME, or none
+    and an absolute $HOME."""
+    if sys.platform == "linux" and "ANDROID_DATA" not in os.environ:
+        xdg, home = os.environ.get("XDG_CACHE_HOME", ""), os.environ.get("HOME", "")
+        if xdg.startswith("/"):
+            return os.path.join(xdg, "mcpx")
+        if not xdg and home.startswith("/"):
+            return os.path.join(os.path.expanduser("~/.cache"), "mcpx")
+    import platformdirs
+
+    return platformdirs.user_cache_dir("mcpx")
+
+
 class EraCache:
     """Verdicts per server in a small JSON file (the user's cache directory by default), keyed by a hash
     of the server's key: the file names no URL or command line, so none of their secrets."""
@@ -43,11 +59,7 @@ class EraCache:
     def __init__(self, path: Path | None = None) -> None:
         if path is None:
             base = os.environ.get("MCPX_CACHE_DIR")
-            if base is None:
-                import platformdirs
-
-                base = platformdirs.user_cache_dir("mcpx")
-            path = Path(base) / "eras.json"
+            path = Path(base if base is not None else user_cache_dir()) / "eras.json"
         self.path = path
 
     @staticmethod
@@ -106,7 +118,7 @@ class AutoEra:
             peer.traffic.info(f"era: using the remembered verdict, {cached}", "protocol", era=cached)
             era: Era = LegacyEra() if cached == "legacy" else ModernEra()
             try:
-                return self._chose(await era.open(peer, client, timeout), era)
+                return self._chose(await era.open(peer, client, timeout), era, remembered=cached)
             except (RpcError, RequestTimeoutError, ConnectError) as exc:
                 peer.traffic.info(
                     f"era: the remembered {cached} verdict failed ({exc.message}); probing", "protocol"
@@ -175,9 +187,10 @@ class AutoEra:
     async def _alive(self, peer: Peer) -> bool:
         return not peer.closed.is_set()
 
-    def _chose(self, opened: Opened, era: Era) -> Opened:
+    def _chose(self, opened: Opened, era: Era, remembered: str | None = None) -> Opened:
         self.chosen = era
-        if self.cache is not None and self.key:
+        # a verdict the cache already holds is not written again (a rewrite per run, for nothing)
+        if self.cache is not None and self.key and opened.era != remembered:
             self.cache.put(self.key, opened.era)
         return opened
 

@@ -11,6 +11,7 @@ message for the transport, and leaves out of `tools/list` the tools it could not
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -23,7 +24,6 @@ from mcpx.protocol.facade import Session
 from mcpx.protocol.modern import HttpMirror
 from mcpx.protocol.names import ListName
 from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
-from mcpx.protocol.skills import Skills
 from mcpx.protocol.subscriptions import Watch
 from mcpx.protocol.tasks import Tasks, TaskServer
 from mcpx.protocol.url_elicitation import RETRY_KEY, URL_ELICITATION_REQUIRED, after_urls
@@ -31,6 +31,7 @@ from mcpx.transports.base import HeaderMirroring, ProtocolVersionAware, StreamLo
 from mcpx.wire import TrafficEvent, TrafficLog
 
 if TYPE_CHECKING:  # the typed views load pydantic, which connecting and raw requests never need
+    from mcpx.protocol.skills import Skills
     from mcpx.protocol.types import (
         CallToolResult,
         CompleteResult,
@@ -115,8 +116,6 @@ class Client:
         self.session = Session(self.peer, self.reconnect)
         # composed from narrow callables, not the whole client (no import back into this module)
         self.watching = Watch(lambda: self.opened, self.request, self.peer.on_notification)
-        #: the Skills extension (SEP-2640): list, get, load with verification
-        self.skills = Skills(lambda: self.opened, self.request, self.peer.traffic)
         #: over a transport that mirrors messages into HTTP headers (Streamable HTTP)
         self.http: HttpMirror | None = None
         if isinstance(transport, HeaderMirroring):
@@ -125,6 +124,14 @@ class Client:
             )
             self.catalogue.filter_tools = self.http.usable_tools
             transport.mirror_headers(self.http)
+
+    @functools.cached_property
+    def skills(self) -> Skills:
+        """The Skills extension (SEP-2640): list, get, load with verification (imported when first used:
+        `mcpx call` rarely needs it)."""
+        from mcpx.protocol.skills import Skills
+
+        return Skills(lambda: self.opened, self.request, self.peer.traffic)
 
     def declare_extension(self, name: str, settings: dict[str, Any]) -> None:
         """Declare a client extension (`capabilities.extensions[name]`), before connecting."""
