@@ -8,7 +8,7 @@ import pytest
 from mcpx.errors import UsageError
 from mcpx.target import ServerSpec
 from mcpx.transports import open_transport
-from mcpx.transports.http_common import answers, check_url, reach_error
+from mcpx.transports.http_common import Inbox, answers, check_url, reach_error
 from mcpx.transports.tap import TrafficTap
 from mcpx.wire import ErrorResponse, Notification, Response, TrafficLog
 from mcpx.wire.secret_policy import SecretPolicy, mask
@@ -98,6 +98,29 @@ async def test_tap_remembers_masked_headers_only_while_the_policy_stays_the_same
     assert requests[0]["headers"] is not requests[1]["headers"]  # each event its own facts
     assert [r["headers"]["x-echo"] for r in responses] == ["tok-0123456789abcdef"] * 2 + ["••••cdef"]
     assert "visible-value" in log.secrets.literals
+
+
+async def test_inbox_hands_events_to_a_sink_in_order_and_ends_with_its_error() -> None:
+    """Events queued before the sink was set reach it first, in order; later ones go to it as they are
+    put; a sink that raises ends the inbox, and its iterator raises that error."""
+    log = TrafficLog()
+    first, second, third = (log.received(b'{"jsonrpc":"2.0","method":"n%d"}' % i, "http") for i in range(3))
+    inbox, seen = Inbox(), []
+    inbox.put(first)
+    inbox.use_sink(seen.append)
+    inbox.put(second)
+    assert seen == [first, second]
+
+    def broken(event: object) -> None:
+        raise ValueError("the sink broke")
+
+    inbox.use_sink(broken)
+    inbox.put(third)
+    inbox.put(first)  # after the end: nowhere
+    with pytest.raises(ValueError, match="the sink broke"):
+        async for _ in inbox.events():
+            pass
+    assert seen == [first, second]
 
 
 def test_bad_urls_are_one_sentence() -> None:

@@ -40,6 +40,8 @@ from mcpx.wire import (
 NotificationHandler = Callable[[Notification, TrafficEvent], Any]
 #: seconds by which a deadline counts as passed when the timer fires (see `Peer._expire_due`)
 TIMER_SLACK = 0.002
+#: seconds an exchange may go on after its request was answered before the peer cuts it short
+ANSWERED_GRACE = 0.1
 
 
 #: the peer whose request this context is sending (seen by the layers a send passes through)
@@ -277,19 +279,35 @@ class Peer:
         The exchange runs in the caller's own task, as `asyncio.timeout()` runs its block: when the future
         settles first, a callback cancels this task, and the cancellation is taken back (`uncancel`) once
         it has ended the exchange — unless someone else cancelled the task too. A task and `asyncio.wait`
-        per request cost each call a task made and scheduled (a loop iteration) and a waiter.
+        per request cost each call a task made and scheduled (a loop iteration) and a waiter. An answer
+        cuts the exchange only if it is still going `ANSWERED_GRACE` later: over a transport that hands
+        frames over as it reads them, the answer arrives inside the exchange that carries it, which then
+        ends by itself.
         """
         task = asyncio.current_task()
         if task is None or not hasattr(task, "uncancel"):  # Python 3.10: no way to take a cancel back
             return await self._send_in_task(message, pending)
         sending = True
         interrupted = False
+        grace: asyncio.TimerHandle | None = None
 
-        def interrupt(_: asyncio.Future[TrafficEvent]) -> None:
+        def cut() -> None:
             nonlocal interrupted
             if sending and not interrupted:
                 interrupted = True
                 task.cancel()
+
+        def interrupt(done: asyncio.Future[TrafficEvent]) -> None:
+            nonlocal grace
+            if not sending or interrupted:
+                return
+            if done.cancelled() or done.exception() is not None:
+                cut()  # timed out, cancelled, or the connection failed: at once
+            elif grace is None:
+                # answered: the exchange that carried the answer (a transport handing frames over as it
+                # reads them) is about to end by itself, and cutting it in its last steps would cost the
+                # connection; one that goes on after its answer came (another way) is cut after a moment
+                grace = (self._loop or asyncio.get_running_loop()).call_later(ANSWERED_GRACE, cut)
 
         future = pending.future
         future.add_done_callback(interrupt)
@@ -307,6 +325,8 @@ class Peer:
         finally:
             sending = False
             future.remove_done_callback(interrupt)
+            if grace is not None:
+                grace.cancel()
         if interrupted and not cancelled:
             task.uncancel()  # the exchange swallowed our cancellation: take it back all the same
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 
 import httpx
 
@@ -89,6 +89,8 @@ class HttpTransport(EventStreams):
         self._auth = auth
         self._timeout = timeout
         self._client: httpx.AsyncClient | None = None
+        #: the peer's dispatch, when it takes events as they are read (`receive_with`)
+        self._sink: Callable[[TrafficEvent], None] | None = None
         self._inbox = Inbox()
         # kept across start(): a server that drops streams does not get a fresh budget by ending sessions
         self._budget = SessionBudget()
@@ -107,7 +109,7 @@ class HttpTransport(EventStreams):
         """
         self.session_id = self.protocol_version = None
         self.listening = self._closing = self._contacted = False
-        self._inbox = Inbox()
+        self._inbox = Inbox(self._sink)
         self._listener = None
         self._client = client_for(
             self.url,
@@ -132,6 +134,13 @@ class HttpTransport(EventStreams):
     def pass_headers(self, headers_for: PassedFor | None) -> None:
         """Ask `headers_for` about each message POSTed: headers to send with it on top of ours."""
         self._passing = headers_for
+
+    def receive_with(self, sink: Callable[[TrafficEvent], None] | None) -> None:
+        """Hand each received event to `sink` as it is read (see `PushReceiving`): the peer's dispatch runs
+        in the task that read the frame, which for a JSON reply is the request's own, so no reader task
+        wakes and the caller does not wait a loop iteration for its answer."""
+        self._sink = sink
+        self._inbox.use_sink(sink)
 
     def __aiter__(self) -> AsyncIterator[TrafficEvent]:
         return self._inbox.events()

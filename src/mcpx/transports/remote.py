@@ -13,7 +13,7 @@ only a refused `initialize` leads to HTTP+SSE (the spec's order: modern, handsha
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from mcpx.errors import AuthRequiredError, ConnectError, McpxError, UsageError
@@ -126,9 +126,17 @@ class AutoTransport:
         )
         self._decided.set()
 
+    def receive_with(self, sink: Callable[[TrafficEvent], None] | None) -> None:
+        """Streamable HTTP hands its events to `sink` as they are read; HTTP+SSE, if chosen, still queues
+        them for the iterator."""
+        self._http.receive_with(sink)
+
     def set_protocol_version(self, version: str) -> None:
-        if isinstance(self.chosen, ProtocolVersionAware):
-            self.chosen.set_protocol_version(version)
+        # before the first POST has returned, only Streamable HTTP can have answered (a reader handed the
+        # handshake's answer over while that POST still ran)
+        target = self.chosen or self._http
+        if isinstance(target, ProtocolVersionAware):
+            target.set_protocol_version(version)
 
     def mirror_headers(self, headers_for: HeadersFor | None) -> None:
         self._mirror = headers_for
