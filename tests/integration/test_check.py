@@ -51,8 +51,15 @@ SKIPS = {
 DUAL_ERA_SKIPS = {"modern.initialize-refusal"} | HTTP_ONLY | SKILLS
 
 
+#: modes whose run waits longest (a mute server is waited for up to the timeout): started first, so the
+#: matrix takes about as long as its slowest mode rather than that plus a queue (86 s → ~50 s)
+SLOW_FIRST = ("mute-on-bad-cursor", "mute-after-garbage", "large-ids-as-doubles", "string-ids-as-numbers")
+
+
 async def _run_all() -> dict[str, dict[str, Any]]:
-    gate = asyncio.Semaphore(8)
+    # each run is mostly waiting (quiet windows, timeouts): ~20 s of CPU for the whole matrix
+    gate = asyncio.Semaphore(10)
+    modes = sorted((mode for mode, _ in MODES), key=lambda mode: mode not in SLOW_FIRST)
 
     async def one(mode: str) -> tuple[str, dict[str, Any]]:
         async with gate:
@@ -61,7 +68,7 @@ async def _run_all() -> dict[str, dict[str, Any]]:
             report = await run_checks(spec, CheckOptions(check_session(timeout=30), call_tools=True))
             return mode, report.to_json(frames=True)
 
-    return dict(await asyncio.gather(*(one(mode) for mode, _ in MODES)))
+    return dict(await asyncio.gather(*(one(mode) for mode in modes)))
 
 
 @pytest.fixture(scope="session")
