@@ -45,7 +45,6 @@ from mcpx.transports.http_common import (
     unexpected_body_error,
 )
 from mcpx.transports.http_streams import EventStreams, Exchange, StreamEnd
-from mcpx.transports.tap import is_event_stream
 from mcpx.wire import ErrorResponse, JsonId, Message, TrafficEvent, TrafficLog
 
 POST_ACCEPT = "application/json, text/event-stream"
@@ -100,6 +99,7 @@ class HttpTransport(EventStreams):
         self._contacted = False
         self._mirror: HeadersFor | None = None
         self._passing: PassedFor | None = None
+        self._post_cache: tuple[tuple[object, ...], httpx.Headers] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -220,7 +220,11 @@ class HttpTransport(EventStreams):
         rid, doing = ex.rid, ex.doing
         stateless = mirrored is not None
         had_session = None if stateless else self.session_id
-        headers = self._headers(POST_ACCEPT, content=True, mirrored=mirrored)
+        headers = (
+            self._post_headers()
+            if mirrored is None
+            else self._headers(POST_ACCEPT, content=True, mirrored=mirrored)
+        )
         if passed:  # the host's own, over ours; the user's --header over both
             headers = merged_headers(merged_headers(headers, passed), self.headers)
         first_contact = not self._contacted
@@ -259,10 +263,10 @@ class HttpTransport(EventStreams):
                         request_id=rid,
                     )
                 return None
-            if is_event_stream(response):
+            kind = content_type(response)  # once: each look-up decodes every header of the reply
+            if kind == "text/event-stream":
                 return await self._read_events(response, rid, "post")
             body = await response.aread()
-            kind = content_type(response)
             if not body.strip() and rid is None:
                 return None  # 200 with nothing for a notification: the server meant 202
             facts = {"status": status, "content_type": kind}
@@ -366,6 +370,15 @@ class HttpTransport(EventStreams):
         if last_event_id is not None:
             base["Last-Event-ID"] = last_event_id
         return merged_headers(base, self.headers)
+
+    def _post_headers(self) -> httpx.Headers:
+        """`_headers()` of a handshake-era POST, built again only when what goes into it changed (the
+        session, the version, the user's headers): each build normalises every header anew."""
+        key = (self.session_id, self.protocol_version, tuple(self.headers.items()))
+        cached = self._post_cache
+        if cached is None or cached[0] != key:
+            cached = self._post_cache = (key, self._headers(POST_ACCEPT, content=True))
+        return httpx.Headers(cached[1])  # a copy: whoever sends it may change it
 
     def _note_session(self, response: httpx.Response) -> None:
         session = response.headers.get("mcp-session-id")
