@@ -399,6 +399,32 @@ def test_a_session_exports_by_its_name(shared: dict[str, Any]) -> None:
     assert entries[0]["response"]["content"]["text"].encode() == shared["host"].received[0]
 
 
+def test_a_stdio_host_reaches_a_legacy_http_sse_server_through_the_proxy(tmp_path: Path) -> None:
+    """The bridge to an old server (the SDK's HTTP+SSE transport, tests/servers/http_sdk.py --sse): the
+    proxy's lean HTTP/1.1 upstream holds the server's long-lived event stream open and POSTs beside it;
+    a call's progress and log notifications reach the host before its answer, in the server's order."""
+    from http_servers import running, sdk_server
+
+    with running(sdk_server("--sse")) as (server,):
+        host = start_proxy(tmp_path, "--name", "old", "--transport", "sse", server.url("/sse"))
+        try:
+            init = {
+                "protocolVersion": "2024-11-05",
+                "capabilities": {},
+                "clientInfo": {"name": "h", "version": "1"},
+            }
+            host.send(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
+            host.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+            assert host.until(1)["result"]["serverInfo"]["name"] == "http-sdk"
+            params = {"name": "progress", "arguments": {"steps": 2}, "_meta": {"progressToken": "p"}}
+            host.send(frame({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}))
+            assert host.until(2)["result"]["content"][0]["text"] == "done after 2 steps"
+            notes = [json.loads(line)["method"] for line in host.received if b'"method"' in line]
+            assert notes == ["notifications/progress"] * 2 + ["notifications/message"]
+        finally:
+            host.finish()
+
+
 def test_listen_serves_streamable_http_to_http_hosts(tmp_path: Path) -> None:
     """`--listen`: a stdio server behind a Streamable HTTP endpoint on 127.0.0.1; an HTTP host (mcpx's
     own client) through it, its Authorization header masked in the session; a cross-origin request
