@@ -9,12 +9,11 @@ from rich.console import Console
 from scripted import Script, scripted_app, settle, wait_for
 from textual.screen import Screen
 from textual.widgets import Input, Log, Static
-from textual.widgets._footer import FooterKey
 
 from mcpx.errors import RpcError
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.help_screen import HelpScreen
-from mcpx.tui.shell.key_footer import KeyFooter
+from mcpx.tui.shell.key_footer import KeyFooter, KeyLine
 from mcpx.tui.traffic.event_screen import EventScreen
 
 SIZE = (120, 40)
@@ -152,7 +151,7 @@ async def test_control_characters_never_reach_the_terminal() -> None:
 
 
 def footer_texts(footer: KeyFooter) -> list[tuple[str, str]]:
-    return [(key.key_display, key.description) for key in footer.query(FooterKey)]
+    return footer.texts()
 
 
 def wanted_texts(screen: Screen[object]) -> list[tuple[str, str]]:
@@ -174,7 +173,8 @@ async def test_help_lists_keys_with_their_ids_the_footer_follows_and_the_keymap_
         await pilot.press("t")
         footer = app.query_one(KeyFooter)
         await wait_for(pilot, lambda: footer_texts(footer) == wanted_texts(app.screen))
-        keys_before = list(footer.query(FooterKey))
+        line = footer.query_one(KeyLine)
+        keys_before = line.keys
         await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
         help_screen = app.screen
@@ -186,8 +186,8 @@ async def test_help_lists_keys_with_their_ids_the_footer_follows_and_the_keymap_
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
         await pilot.pause()
-        # the same keys: the footer kept its widgets (Textual's rebuilds them on every screen change)
-        assert list(footer.query(FooterKey)) == keys_before
+        # the same keys: the footer did not redraw them (Textual's rebuilds them on every screen change)
+        assert line.keys is keys_before
         # F1 again: the same help screen is pushed again, not composed anew (nor removed on Esc)
         await pilot.press("f1")
         await wait_for(pilot, lambda: app.screen is help_screen)
@@ -209,6 +209,15 @@ async def test_help_lists_keys_with_their_ids_the_footer_follows_and_the_keymap_
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
         await pilot.press("tab")  # back to the traffic log, where ctrl+r is the keymap's reconnect
+        # the footer is one line: the key under the pointer shows its tooltip, a click runs it
+        await wait_for(pilot, lambda: footer_texts(footer) == wanted_texts(app.screen))
+        index = next(i for i, shown in enumerate(line.keys) if shown[3] == "help")
+        await pilot.hover(KeyLine, offset=(line.cells[index][0] + 1, 0))
+        assert line.tooltip == "Help for the focused pane, and its keys"
+        await pilot.click(KeyLine, offset=(line.cells[index][0] + 1, 0))
+        await wait_for(pilot, lambda: app.screen is help_screen)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: app.session.attempt == 2 and app.session.state == "connected")
 
