@@ -24,15 +24,14 @@ from textual.binding import BindingType
 from textual.command import Provider
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import Reactive, reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import TabbedContent, TabPane
+from textual.widgets import TabbedContent
 from textual.worker import Worker, WorkerState
 
 from mcpx.errors import McpxError
 from mcpx.target import command_line
-from mcpx.tui.asking.roots_view import RootsView
 from mcpx.tui.catalogue.item_browser import ItemBrowser
 from mcpx.tui.catalogue.item_detail import ItemDetail
 from mcpx.tui.catalogue.tool_call import ToolCallPanel
@@ -48,12 +47,9 @@ from mcpx.tui.shell.connection import Connection
 from mcpx.tui.shell.death_banner import DeathBanner
 from mcpx.tui.shell.header_bar import HeaderBar
 from mcpx.tui.shell.help_screen import GENERAL
-from mcpx.tui.shell.info_view import InfoView
 from mcpx.tui.shell.inspect_keys import INSPECT_BINDINGS, LETTER_ACTIONS, PANEL_ACTIONS
 from mcpx.tui.shell.key_footer import KeyFooter
-from mcpx.tui.skills.skills_view import SkillsView
-from mcpx.tui.subscriptions.subscriptions_view import SubscriptionsView
-from mcpx.tui.tasks.tasks_view import TasksView
+from mcpx.tui.shell.side_pane import compose_side_pane
 from mcpx.tui.traffic.traffic_panel import TrafficPanel
 from mcpx.tui.widgets.event_list_view import EventListView
 from mcpx.tui.widgets.lazy import Lazy
@@ -95,6 +91,10 @@ class InspectScreen(Screen[None]):
     BINDING_GROUP_TITLE = "mcpx"
     BINDINGS: ClassVar[list[BindingType]] = INSPECT_BINDINGS
 
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+    """The focused widget. Textual's `Screen.focused` repaints the whole screen when the focus moves (~100
+    widgets drawn again for a Tab); the widgets it concerns repaint themselves: the one focused and the one
+    blurred, and those restyled by `:focus` / `:focus-within` rules."""
     session: reactive[SessionState] = reactive(SessionState, init=False)
     """The connection as the header and the death banner show it."""
     catalog: reactive[Lists] = reactive(Lists, init=False)
@@ -174,29 +174,7 @@ class InspectScreen(Screen[None]):
         yield DeathBanner(hint, id="death-banner").data_bind(InspectScreen.session, InspectScreen.read_only)
         with Horizontal(id="top"):
             yield ItemBrowser(id="browser").data_bind(InspectScreen.catalog)
-            with TabbedContent(id="side"):
-                with TabPane("Detail", id="detail-tab"):
-                    yield ItemDetail(context, id="detail")
-                with TabPane("History", id="history-tab"):
-                    yield CallHistory(context, id="history").data_bind(
-                        InspectScreen.session, InspectScreen.catalog
-                    )
-                with TabPane("Info", id="info-tab"):
-                    yield Lazy(InfoView(id="info").data_bind(info=InspectScreen.server_info))
-                with TabPane("Roots", id="roots-tab"):
-                    yield Lazy(
-                        RootsView(id="roots").data_bind(InspectScreen.roots, asked=InspectScreen.roots_asked)
-                    )
-                with TabPane("Check", id="check-tab"):
-                    yield Lazy(CheckView(context, id="check"))
-                with TabPane("Tasks", id="tasks-tab"):
-                    yield Lazy(TasksView(context, id="tasks").data_bind(InspectScreen.session))
-                with TabPane("Skills", id="skills-tab"):
-                    yield Lazy(SkillsView(context, id="skills").data_bind(InspectScreen.session))
-                with TabPane("Subscriptions", id="subscriptions-tab"):
-                    yield Lazy(
-                        SubscriptionsView(context, id="subscriptions").data_bind(InspectScreen.session)
-                    )
+            yield from compose_side_pane(self)
         # the traffic panel mounts right after the first paint: the tool list shows sooner (a cold start
         # spends ~0.2 s on the panel's tabs, inputs and views otherwise)
         yield Lazy(
