@@ -39,9 +39,9 @@ from mcpx.tui.check.check_view import CheckView
 from mcpx.tui.context import InspectContext
 from mcpx.tui.forms.form_keys import letters_owned
 from mcpx.tui.history.call_history import CallHistory
-from mcpx.tui.session_state import ItemKind, Lists, ServerInfo, SessionState
+from mcpx.tui.session_state import KINDS, ItemKind, Lists, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
-from mcpx.tui.shell import navigation, sending
+from mcpx.tui.shell import heap, navigation, sending
 from mcpx.tui.shell.commands import InspectCommands
 from mcpx.tui.shell.connection import Connection
 from mcpx.tui.shell.death_banner import DeathBanner
@@ -151,6 +151,7 @@ class InspectScreen(Screen[None]):
         self._stop_listening: Callable[[], None] = lambda: None
         #: a resource was subscribed to (or announced updated) this session: the Subscriptions tab shows
         self._subscribed = False
+        self._heap_settled = False
         self.set_reactive(InspectScreen.session, SessionState(target=context.target))
         self.set_reactive(InspectScreen.read_only, context.read_only)
         self.set_reactive(InspectScreen.roots, roots)
@@ -258,6 +259,10 @@ class InspectScreen(Screen[None]):
     @on(Connection.CatalogChanged)
     def _catalog_changed(self, message: Connection.CatalogChanged) -> None:
         self.catalog = message.catalog
+        catalog = message.catalog
+        if not self._heap_settled and any(catalog.items(kind) is not None for kind in KINDS):
+            self._heap_settled = True  # the app's heap out of full collections, once painted (heap.py)
+            self.call_after_refresh(heap.settle)
 
     @on(Connection.Opened)
     def _opened(self, message: Connection.Opened) -> None:
