@@ -20,6 +20,10 @@ textual / rich were loaded (they must not be).
 
     python benchmarks/bench_startup.py              # 15 runs
     python benchmarks/bench_startup.py --runs 5
+    git archive OLD src | tar -x -C /tmp/old && python benchmarks/bench_startup.py --before /tmp/old/src
+
+`--before OLD/src` runs every mcpx row a second time with an older tree's sources first on PYTHONPATH,
+interleaved with this tree's (both then as `python -m mcpx`), and prints both side by side.
 """
 
 from __future__ import annotations
@@ -170,6 +174,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--no-inspector", action="store_true", help="leave out the official inspector's rows")
+    parser.add_argument(
+        "--before", metavar="OLD/src", help="also run mcpx from this source tree, interleaved (see above)"
+    )
     opts = parser.parse_args()
 
     cache = tempfile.mkdtemp(prefix="mcpx-bench-")
@@ -177,24 +184,33 @@ def main() -> None:
     if NODE_BIN.is_dir():  # every Node program below runs on the npm peers' Node 22
         env["PATH"] = os.pathsep.join([str(NODE_BIN), env.get("PATH", "")])
     mcpx = mcpx_command()
+    trees = {"": env}
+    if opts.before:  # the same launcher for both trees: only the sources differ
+        mcpx = [sys.executable, "-m", "mcpx"]
+        env = {**env, "PYTHONPATH": str(ROOT / "src")}
+        trees = {"": env, " (before)": {**env, "PYTHONPATH": str(Path(opts.before).resolve())}}
     rows: dict[str, Callable[[], None]] = {
         "python -c pass": command([sys.executable, "-c", "pass"], env),
         "echo server ready": bare_session([sys.executable, str(SERVER)], list_tools=False, env=env),
         "echo bare tools/list": bare_session([sys.executable, str(SERVER)], list_tools=True, env=env),
-        "echo mcpx call": command([*mcpx, "call", str(SERVER), "--method", "tools/list"], env),
-        "echo mcpx call legacy": command(
-            [*mcpx, "call", str(SERVER), "--method", "tools/list", "--protocol-era", "legacy"], env
-        ),
     }
+    for tag, tree_env in trees.items():
+        rows[f"echo mcpx call{tag}"] = command(
+            [*mcpx, "call", str(SERVER), "--method", "tools/list"], tree_env
+        )
+        rows[f"echo mcpx call legacy{tag}"] = command(
+            [*mcpx, "call", str(SERVER), "--method", "tools/list", "--protocol-era", "legacy"], tree_env
+        )
     if INSPECTOR.exists() and not opts.no_inspector:
         rows["echo official inspector"] = command(
             [str(INSPECTOR), "--cli", sys.executable, str(SERVER), "--method", "tools/list"], env
         )
     if EVERYTHING.exists():
         rows["everything server ready"] = bare_session([str(EVERYTHING)], list_tools=False, env=env)
-        rows["everything mcpx call"] = command(
-            [*mcpx, "call", str(EVERYTHING), "--method", "tools/list"], env
-        )
+        for tag, tree_env in trees.items():
+            rows[f"everything mcpx call{tag}"] = command(
+                [*mcpx, "call", str(EVERYTHING), "--method", "tools/list"], tree_env
+            )
         if INSPECTOR.exists() and not opts.no_inspector:
             rows["everything official inspector"] = command(
                 [str(INSPECTOR), "--cli", str(EVERYTHING), "--method", "tools/list"], env
@@ -212,10 +228,14 @@ def main() -> None:
     for name in times:
         print(f"  {name:<30} wall {wall[name] * 1000:7.0f} ms · CPU {cpu[name] * 1000:6.0f} ms")
     print("mcpx's own (goal ≤ 120 ms beyond the server's spawn-to-answer):")
-    own_wall = wall["echo mcpx call legacy"] - wall["echo server ready"]
-    own_cpu = cpu["echo mcpx call legacy"] - cpu["echo bare tools/list"]
-    print(f"  wall: mcpx call legacy − echo server ready = {own_wall * 1000:.0f} ms")
-    print(f"  CPU:  mcpx call legacy − echo bare tools/list (the server's job) = {own_cpu * 1000:.0f} ms")
+    for tag in trees:
+        for era in ("", " legacy"):
+            own_wall = wall[f"echo mcpx call{era}{tag}"] - wall["echo server ready"]
+            own_cpu = cpu[f"echo mcpx call{era}{tag}"] - cpu["echo bare tools/list"]
+            print(
+                f"  mcpx call{era}{tag}: wall {own_wall * 1000:.0f} ms (− echo server ready), "
+                f"CPU {own_cpu * 1000:.0f} ms (− echo bare tools/list, the server's job)"
+            )
 
     print("\nimports (python -X importtime; the median of 5 runs)")
     probes = {
@@ -239,9 +259,12 @@ def main() -> None:
             "import mcpx.protocol.connect",
         ],
     }
+    if opts.before:
+        probes["mcpx call (whole run, before)"] = probes["mcpx call (whole run)"]
     for label, argv in probes.items():
+        probe_env = trees[" (before)"] if label.endswith("before)") else env
         # one -X importtime run is as noisy as any other: keep the run with the median total
-        runs = sorted((importtime(argv, env) for _ in range(5)), key=lambda r: r.total_ms)
+        runs = sorted((importtime(argv, probe_env) for _ in range(5)), key=lambda r: r.total_ms)
         r = runs[len(runs) // 2]
         loaded = [name for name, yes in r.watched.items() if yes]
         heaviest = ", ".join(f"{n} {us / 1000:.0f} ms" for n, us in r.heaviest)

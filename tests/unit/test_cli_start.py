@@ -42,6 +42,14 @@ def test_mcpx_call_runs_without_importing_pydantic_typer_or_the_other_commands()
     }
     assert not others & set(loaded)
     assert {"mcpx.cli.main", "mcpx.cli.calling"} <= set(loaded)
+    assert "mcpx.cli.recording" not in loaded  # nothing to record: no recorder
+
+
+def test_the_recording_directory_variable_is_the_recorders() -> None:
+    from mcpx.cli import calling
+    from mcpx.record.format import RECORD_DIR_ENV
+
+    assert calling.RECORD_DIR_ENV == RECORD_DIR_ENV
 
 
 @pytest.mark.parametrize(

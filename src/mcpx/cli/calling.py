@@ -3,6 +3,7 @@ the flags, connect, send one request, print its result, and say how it went as a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 #: server that reports progress forever cannot hold a script for ever (the official inspector's
 #: MCP_REQUEST_MAX_TOTAL_TIMEOUT plays this part)
 MAX_TOTAL_TIMEOUT = 600.0
+#: record.format.RECORD_DIR_ENV (a test holds them equal): a run that records nothing imports no recorder
+RECORD_DIR_ENV = "MCPX_RECORD_DIR"
 
 
 @dataclass(slots=True)
@@ -126,9 +129,11 @@ def prepare(
             max_total_timeout=max_total_timeout or None,
             extensions=_apps() if advertise_apps else {},
         )
-        from mcpx.cli.recording import RecordingPlan
+        recording = None
+        if record is not None or record_secrets or os.environ.get(RECORD_DIR_ENV):
+            from mcpx.cli.recording import RecordingPlan
 
-        recording = RecordingPlan.from_flags(record, record_secrets, spec, options.pinned_era)
+            recording = RecordingPlan.from_flags(record, record_secrets, spec, options.pinned_era)
         run = _run(spec, options, request, fmt, traffic, recording)
         return recording.run(run) if recording is not None else run
 

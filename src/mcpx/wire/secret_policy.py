@@ -79,8 +79,27 @@ SECRET_FIELDS = (
     "api_key",
     "apikey",
 )
+
+
+class _Lazy:
+    """A pattern compiled when first used: a run uses few of these (a `mcpx call` over stdio none but the
+    env names'), and compiling them all at import cost every start-up ~1-2 ms."""
+
+    __slots__ = ("_compiled", "_flags", "_pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._pattern, self._flags = pattern, flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._pattern, self._flags)
+        return self._compiled
+
+
 #: a query parameter whose value is a secret: api_key, key, token, access_token, secret, password, sig, code…
-_SECRET_PARAM_NAME = re.compile(
+_SECRET_PARAM_NAME = _Lazy(
     r"^(?:.*[_.-])?(?:api_?key|key|token|secret|password|passwd|pwd|sig|signature|code|code_verifier"
     r"|verifier|assertion|credentials?|auth)$",
     re.IGNORECASE,
@@ -88,14 +107,14 @@ _SECRET_PARAM_NAME = re.compile(
 #: an environment variable whose name says it holds a secret (API_TOKEN, OPENAI_API_KEY, DB_PASSWORD)
 _SECRET_ENV_NAME = re.compile(r"TOKEN|SECRET|KEY|PASSWORD|PASSWD|CREDENTIAL|PASSPHRASE", re.IGNORECASE)
 _FIELDS = "|".join(SECRET_FIELDS)
-_JSON_FIELD = re.compile(rf'("(?:{_FIELDS})"\s*:\s*")((?:[^"\\]|\\.)*)(")', re.IGNORECASE)
+_JSON_FIELD = _Lazy(rf'("(?:{_FIELDS})"\s*:\s*")((?:[^"\\]|\\.)*)(")', re.IGNORECASE)
 # the same inside JSON text carried in a JSON string: \"access_token\": \"…\" (any depth of escaping)
-_ESCAPED_FIELD = re.compile(rf'(\\+"(?:{_FIELDS})\\+"\s*:\s*\\+")([^"\\]*)', re.IGNORECASE)
-_FORM_FIELD = re.compile(rf"(\b(?:{_FIELDS})=)([^&\s\"'\\]+)", re.IGNORECASE)
-_CREDENTIAL = re.compile(r"(\b(?:Bearer|Basic)\s+)([A-Za-z0-9\-._~+/]{6,}=*)", re.IGNORECASE)
-_QUERY_PAIR = re.compile(r"(?P<lead>[?&;#]|^)(?P<name>[^=&;#\s]+)=(?P<value>[^&;#\s\"'<>]*)")
-_URL = re.compile(r"\bhttps?://[^\s\"'<>\\]+", re.IGNORECASE)
-_TAIL_OK = re.compile(r"[A-Za-z0-9._~+/=-]{4}")
+_ESCAPED_FIELD = _Lazy(rf'(\\+"(?:{_FIELDS})\\+"\s*:\s*\\+")([^"\\]*)', re.IGNORECASE)
+_FORM_FIELD = _Lazy(rf"(\b(?:{_FIELDS})=)([^&\s\"'\\]+)", re.IGNORECASE)
+_CREDENTIAL = _Lazy(r"(\b(?:Bearer|Basic)\s+)([A-Za-z0-9\-._~+/]{6,}=*)", re.IGNORECASE)
+_QUERY_PAIR = _Lazy(r"(?P<lead>[?&;#]|^)(?P<name>[^=&;#\s]+)=(?P<value>[^&;#\s\"'<>]*)")
+_URL = _Lazy(r"\bhttps?://[^\s\"'<>\\]+", re.IGNORECASE)
+_TAIL_OK = _Lazy(r"[A-Za-z0-9._~+/=-]{4}")
 #: known secret values shorter than this are not hunted in text (too many false hits)
 MIN_LITERAL = 6
 
@@ -108,7 +127,7 @@ def mask(value: str) -> str:
     if not sep or not scheme.isalpha():
         scheme, secret = "", value
     # four characters of a long secret help tell tokens apart; of a short one they give too much away
-    tail = secret[-4:] if len(secret) >= 12 and _TAIL_OK.fullmatch(secret[-4:]) else ""
+    tail = secret[-4:] if len(secret) >= 12 and _TAIL_OK.compiled.fullmatch(secret[-4:]) else ""
     return f"{scheme} {MASK}{tail}" if scheme else f"{MASK}{tail}"
 
 
@@ -124,7 +143,7 @@ def looks_secret(name: str) -> bool:
 
 def secret_param(name: str) -> bool:
     """A URL query parameter (or form field) whose value is a secret."""
-    return bool(_SECRET_PARAM_NAME.match(unquote(name)))
+    return bool(_SECRET_PARAM_NAME.compiled.match(unquote(name)))
 
 
 def harmless_header(name: str) -> bool:
@@ -143,7 +162,7 @@ def mask_query(text: str) -> str:
             value = mask(unquote(value))
         return f"{match.group('lead')}{name}={value}"
 
-    return _QUERY_PAIR.sub(masked, text)
+    return _QUERY_PAIR.compiled.sub(masked, text)
 
 
 def mask_url(url: str) -> str:
@@ -175,7 +194,7 @@ def url_secrets(url: str) -> list[str]:
     if parts.username and parts.password:
         found.append(unquote(parts.username) + ":" + unquote(parts.password))
     for source in (parts.query, parts.fragment):
-        for match in _QUERY_PAIR.finditer(source):
+        for match in _QUERY_PAIR.compiled.finditer(source):
             if match.group("value") and secret_param(match.group("name")):
                 found.append(unquote(match.group("value")))
     return found
@@ -307,12 +326,12 @@ class SecretPolicy:
     def text(self, raw: str) -> str:
         """`raw` with every secret in it masked (the same string object when there is none)."""
         if _hinted(raw.lower()):
-            raw = _JSON_FIELD.sub(lambda m: m.group(1) + mask(m.group(2)) + m.group(3), raw)
-            raw = _ESCAPED_FIELD.sub(lambda m: m.group(1) + (MASK if m.group(2) else ""), raw)
-            raw = _FORM_FIELD.sub(lambda m: m.group(1) + mask(m.group(2)), raw)
-            raw = _CREDENTIAL.sub(lambda m: m.group(1) + mask(m.group(2)), raw)
+            raw = _JSON_FIELD.compiled.sub(lambda m: m.group(1) + mask(m.group(2)) + m.group(3), raw)
+            raw = _ESCAPED_FIELD.compiled.sub(lambda m: m.group(1) + (MASK if m.group(2) else ""), raw)
+            raw = _FORM_FIELD.compiled.sub(lambda m: m.group(1) + mask(m.group(2)), raw)
+            raw = _CREDENTIAL.compiled.sub(lambda m: m.group(1) + mask(m.group(2)), raw)
         if "://" in raw and ("@" in raw or "=" in raw):
-            raw = _URL.sub(lambda m: mask_url(m.group(0)), raw)
+            raw = _URL.compiled.sub(lambda m: mask_url(m.group(0)), raw)
         for literal in self._ordered:
             if literal in raw:
                 raw = raw.replace(literal, mask(literal))
