@@ -61,7 +61,7 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
             head += (name, b": ", value, b"\r\n")
         head.append(b"\r\n")
         try:
-            connection.write(b"".join(head) + body)
+            connection.write(b"".join(head) + body, request)
             status, reason, headers, framing = await connection.read_head(request, timeouts.get("read"))
         except BaseException:
             connection.close()
@@ -186,10 +186,10 @@ class _Connection(asyncio.Protocol):
             and not self.transport.is_closing()
         )
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes, request: httpx.Request) -> None:
         assert self.transport is not None
         if self.transport.is_closing():
-            raise ConnectionResetError("the connection was closed")
+            raise httpx.WriteError("the connection was closed before the request went", request=request)
         self.transport.write(data)
 
     def close(self) -> None:
