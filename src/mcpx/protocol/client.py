@@ -19,7 +19,7 @@ from mcpx.__about__ import __version__
 from mcpx.errors import McpxError, RpcError, SessionExpiredError
 from mcpx.protocol.auto import AutoEra
 from mcpx.protocol.catalogue import Catalogue, Timeout
-from mcpx.protocol.eras import ClientIdentity, Era, Opened
+from mcpx.protocol.eras import ClientIdentity, Era, LegacyEra, Opened
 from mcpx.protocol.facade import Session
 from mcpx.protocol.modern import HttpMirror
 from mcpx.protocol.names import ListName
@@ -282,7 +282,10 @@ class Client:
             # the handshake-free era cannot resume a broken stream: the spec says to send it anew
             self.traffic.info(f"{exc.message}; sending it again with a new id", "protocol", event="reissue")
             result = await resend({})
-        return await self.era.settle(method, params, result, resend, self.answer)
+        era = self.era
+        if type(era) is LegacyEra or type(getattr(era, "chosen", None)) is LegacyEra:
+            return result  # the handshake era never asks in a result (LegacyEra.settle): no coroutine for it
+        return await era.settle(method, params, result, resend, self.answer)
 
     async def _refresh_tools(self) -> None:
         await self.list_tools(refresh=True)

@@ -196,9 +196,10 @@ class StdioTransport:
         event = self.traffic.sent(text, message, "stdio")
         stdin = process.stdin
         try:
-            stdin.write(text.encode("utf-8") + b"\n")
+            pipe = stdin.transport  # written to directly: StreamWriter.write only passes the bytes on
+            pipe.write(text.encode("utf-8") + b"\n")
             # draining on every frame costs a context switch; only wait when the pipe backs up
-            if stdin.transport.get_write_buffer_size() > 1 << 16:
+            if pipe.get_write_buffer_size() > 1 << 16:
                 await stdin.drain()
         except (BrokenPipeError, ConnectionResetError, RuntimeError):
             await self._wait_exit(timeout=self.grace)

@@ -240,7 +240,7 @@ class TrafficLog:
         self, text: str, message: Message, channel: Channel, facts: dict[str, Any] | None = None
     ) -> TrafficEvent:
         """Append a frame we wrote (`text` is exactly what went on the wire)."""
-        return self._append_decoded("out", channel, Decoded(text, message), facts)
+        return self._add_frame("out", channel, text, message, facts, [])
 
     def sent_raw(self, raw: bytes, channel: Channel, facts: dict[str, Any] | None = None) -> TrafficEvent:
         """Decode a frame going out as the bytes it is (a proxy relaying someone else's frame) and append
@@ -309,8 +309,18 @@ class TrafficLog:
             flags = [f"not a JSON-RPC message: {message.reason}", *flags]
         if decoded.wire is not None:  # `raw` is not the wire's bytes: keep those too, exactly
             facts = {**(facts or {}), "wire_base64": base64.b64encode(decoded.wire).decode("ascii")}
+        return self._add_frame(direction, channel, decoded.text, message, facts, flags)
+
+    def _add_frame(
+        self,
+        direction: Direction,
+        channel: Channel,
+        text: str,
+        message: Message,
+        facts: dict[str, Any] | None,
+        flags: list[str],
+    ) -> TrafficEvent:
         hot = self._hot
-        text = decoded.text
         event = TrafficEvent(
             self._window[0] + len(hot),
             self._clock(),
