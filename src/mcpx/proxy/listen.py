@@ -1,8 +1,8 @@
 """`mcpx proxy --listen [HOST:]PORT TARGET`: the host's end as a Streamable HTTP endpoint.
 
 For hosts that speak HTTP, and to put a stdio server on the network (on 127.0.0.1 unless told
-otherwise). An HTTP/1.1 server on an asyncio protocol (`http_wire` parses and writes the bytes), at any
-path (`/mcp` is what the proxy prints):
+otherwise). An HTTP/1.1 server on an asyncio protocol (`http_conn`, one per connection; `http_wire` parses
+and writes the bytes), at any path (`/mcp` is what the proxy prints):
 
 - POST a message (or a batch): a notification or a response to the server's own request is relayed and
   answered 202; a request is relayed and answered with the server's answer as one JSON reply when that
@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import uuid
 from collections import deque
 from urllib.parse import urlsplit
@@ -44,23 +43,12 @@ import orjson
 from mcpx.errors import UsageError
 from mcpx.proxy.forward import HeaderFilter
 from mcpx.proxy.host import FrameSink
-from mcpx.proxy.http_wire import (
-    CONTINUE,
-    STREAM_END,
-    BadRequest,
-    HttpRequest,
-    RequestReader,
-    chunk,
-    response,
-    stream_head,
-)
+from mcpx.proxy.http_conn import HostConnection, Stream
+from mcpx.proxy.http_wire import HttpRequest
 from mcpx.wire import TrafficLog
 
 #: server messages kept for a GET stream that is not open yet
 BACKLOG = 1_000
-MAX_BODY = 64 << 20
-#: bytes of requests a connection holds while an event stream is open on it before it stops reading
-HELD = 1 << 20
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -76,168 +64,6 @@ def parse_listen(value: str) -> tuple[str, int]:
     return host or "127.0.0.1", number
 
 
-class _Stream:
-    """One answer to the host, open: a POST's (waiting for the answers to `ids`), the GET's event stream,
-    or a legacy HTTP+SSE host's (`lasting`: it carries answers too and stays open after them).
-
-    `json_ok` (a POST of one request whose host accepts JSON): when the server's answer is the first and
-    only thing for it, it goes as one `application/json` reply in one write; anything before it
-    (progress, a log, a request of the server's) makes it an event stream, as the spec lets a server
-    choose. A POST's event stream has its head written with its first event, and the event that ends it
-    with its end; a GET's head goes at once (its host waits on it)."""
-
-    def __init__(
-        self,
-        connection: _HostConnection,
-        ids: set[object] | None,
-        extra: list[tuple[str, str]],
-        *,
-        lasting: bool = False,
-        json_ok: bool = False,
-        close: bool = False,
-    ) -> None:
-        self.connection = connection
-        self.ids = ids
-        self.lasting = lasting
-        self.json_ok = json_ok
-        self.extra = extra
-        self.close = close
-        self.started = False
-        self.ended = False
-
-    def open(self, first: bytes = b"") -> None:
-        """Write the head now (and `first`, the legacy transport's endpoint event)."""
-        self.started = True
-        self.connection.send(stream_head(self.extra, close=self.close) + (chunk(first) if first else b""))
-
-    def put(self, frame: bytes, *, last: bool = False) -> None:
-        """One frame of the server's; `last`: the answer that ends this stream (unless it is lasting)."""
-        if self.ended:
-            return
-        ends = last and not self.lasting
-        if ends and not self.started and self.json_ok:
-            self.started = True
-            self.connection.send(
-                response(200, frame, self.extra, content_type="application/json", close=self.close)
-            )
-            self._finish()
-            return
-        data = b"" if self.started else stream_head(self.extra, close=self.close)
-        self.started = True
-        data += chunk(b"event: message\ndata: " + frame + b"\n\n")
-        if ends:
-            self.connection.send(data + STREAM_END)
-            self._finish()
-        else:
-            self.connection.send(data)
-
-    def end(self) -> None:
-        if self.ended:
-            return
-        data = b"" if self.started else stream_head(self.extra, close=self.close)
-        self.started = True
-        self.connection.send(data + STREAM_END)
-        self._finish()
-
-    def drop(self) -> None:
-        """The host went away: nothing more is written."""
-        if not self.ended:
-            self.ended = True
-            self.connection.host.forget(self)
-
-    def _finish(self) -> None:
-        self.ended = True
-        self.connection.host.forget(self)
-        self.connection.answered(self.close)
-
-
-class _HostConnection(asyncio.Protocol):
-    """One host connection: requests parsed as their bytes come, answered in order."""
-
-    def __init__(self, host: HttpHost) -> None:
-        self.host = host
-        self.reader = RequestReader(MAX_BODY)
-        self.transport: asyncio.Transport | None = None
-        #: the open event stream of the request being answered (later requests wait for its end)
-        self.stream: _Stream | None = None
-        self.paused = False
-        self.closed = False
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]  # (uvloop's is no asyncio.Transport subclass)
-        self.host._connections.add(self)
-        sock = transport.get_extra_info("socket")
-        if sock is not None:  # an event stream is many small writes: none may wait for the last one's ACK
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def data_received(self, data: bytes) -> None:
-        self.reader.feed(data)
-        self._serve()
-
-    def eof_received(self) -> bool:
-        return False  # the host is done sending: the connection closes (a half-closed host reads no more)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.closed = True
-        self.host._connections.discard(self)
-        if self.stream is not None:
-            self.stream.drop()
-            self.stream = None
-
-    def send(self, data: bytes) -> None:
-        if not self.closed and self.transport is not None:
-            self.transport.write(data)
-
-    def close(self) -> None:
-        if not self.closed and self.transport is not None:
-            self.closed = True
-            self.transport.close()
-
-    def answered(self, close: bool) -> None:
-        """The current request's answer is whole: close if it said so, else serve what waits."""
-        self.stream = None
-        if close:
-            self.close()
-            return
-        if self.paused and self.transport is not None:
-            self.paused = False
-            self.transport.resume_reading()
-        if self.reader.buffer:
-            asyncio.get_running_loop().call_soon(self._serve)
-
-    def _serve(self) -> None:
-        while self.stream is None and not self.closed:
-            try:
-                request = self.reader.next()
-            except BadRequest as exc:
-                self.send(response(exc.status, f"{exc}".encode(), content_type="text/plain", close=True))
-                self.close()
-                return
-            if request is None:
-                if self.reader.waits_for_continue():
-                    self.reader.continued = True
-                    self.send(CONTINUE)
-                return
-            try:
-                self.host.answer(self, request)
-            except Exception as exc:  # the proxy's own failure: this host gets a 500, the others go on
-                self.host.failed(exc)
-                self.send(response(500, b"", close=True))
-                self.close()
-                return
-        held = self.stream is not None and len(self.reader.buffer) > HELD
-        if held and not self.paused and self.transport is not None:
-            self.paused = True
-            self.transport.pause_reading()
-
-    def reply(self, request: HttpRequest, status: int, body: bytes = b"") -> None:
-        self.send(response(status, body, content_type="text/plain; charset=utf-8" if body else None,
-                           close=request.close))  # fmt: skip
-        if request.close:
-            self.close()
-
-
 class HttpHost:
     """The host's end of the proxy over Streamable HTTP (the same face as `HostSide` for the relay)."""
 
@@ -248,15 +74,15 @@ class HttpHost:
         self._passing = passing if passing is not None else HeaderFilter()
         self._on_frame: FrameSink | None = None
         self._server: asyncio.Server | None = None
-        self._answers: dict[object, _Stream] = {}
-        self._posts: list[_Stream] = []
-        self._listener: _Stream | None = None
+        self._answers: dict[object, Stream] = {}
+        self._posts: list[Stream] = []
+        self._listener: Stream | None = None
         #: the legacy HTTP+SSE host's stream, and the session id its POSTs carry
-        self._legacy: _Stream | None = None
+        self._legacy: Stream | None = None
         self._legacy_session = ""
         self._backlog: deque[bytes] = deque(maxlen=BACKLOG)
         self._session = uuid.uuid4().hex
-        self._connections: set[_HostConnection] = set()
+        self.connections: set[HostConnection] = set()
         #: never set by the host (HTTP hosts come and go per request): the proxy runs until stopped
         self.gone = asyncio.Event()
         self.url = ""
@@ -265,7 +91,7 @@ class HttpHost:
         self._on_frame = on_frame
         loop = asyncio.get_running_loop()
         try:
-            self._server = await loop.create_server(lambda: _HostConnection(self), self._host, self._port)
+            self._server = await loop.create_server(lambda: HostConnection(self), self._host, self._port)
         except OSError as exc:
             raise UsageError(f"cannot listen on {self._host}:{self._port}: {exc.strerror or exc}") from None
         port = self._server.sockets[0].getsockname()[1]
@@ -300,10 +126,10 @@ class HttpHost:
             stream.end()
         if self._server is not None:
             self._server.close()
-        for connection in list(self._connections):
+        for connection in list(self.connections):
             connection.close()
 
-    def forget(self, stream: _Stream) -> None:
+    def forget(self, stream: Stream) -> None:
         """A stream is over (answered, ended or its host gone): nothing more is routed to it."""
         if stream in self._posts:
             self._posts.remove(stream)
@@ -320,7 +146,7 @@ class HttpHost:
             self._log.info(f"the proxy failed to answer the host: {type(exc).__name__}: {exc}", "protocol")
 
     # -- host → server -------------------------------------------------------------------------------
-    def answer(self, connection: _HostConnection, request: HttpRequest) -> None:
+    def answer(self, connection: HostConnection, request: HttpRequest) -> None:
         method, headers = request.method, request.headers
         self._log.secrets.learn_headers(headers)  # before anything shows them: masked from here on
         self._log.info(
@@ -350,7 +176,7 @@ class HttpHost:
         else:
             connection.reply(request, 405, b"Method Not Allowed")
 
-    def _post(self, connection: _HostConnection, request: HttpRequest) -> None:
+    def _post(self, connection: HostConnection, request: HttpRequest) -> None:
         body = request.body
         try:
             parsed = orjson.loads(body)
@@ -375,7 +201,7 @@ class HttpHost:
             and not isinstance(parsed, list)  # (a batch's answer is a list)
         )
         extra = [("Mcp-Session-Id", self._session)] if opening else []
-        stream = _Stream(connection, ids, extra, json_ok=json_ok, close=request.close)
+        stream = Stream(connection, ids, extra, json_ok=json_ok, close=request.close)
         connection.stream = stream
         for rid in ids:
             self._answers[rid] = stream
@@ -385,28 +211,28 @@ class HttpHost:
         assert self._on_frame is not None
         self._on_frame(_one_line(body), self._passing(request.headers))  # (may answer at once)
 
-    def _get(self, connection: _HostConnection, request: HttpRequest) -> None:
+    def _get(self, connection: HostConnection, request: HttpRequest) -> None:
         if self._listener is not None:
             connection.reply(request, 409, b"Conflict: a stream is already open")
             return
-        stream = self._listener = connection.stream = _Stream(connection, None, [], close=request.close)
+        stream = self._listener = connection.stream = Stream(connection, None, [], close=request.close)
         stream.open()
         while self._backlog and not stream.ended:
             stream.put(self._backlog.popleft())
 
     # -- the legacy HTTP+SSE transport (2024-11-05) ---------------------------------------------------
-    def _legacy_get(self, connection: _HostConnection, request: HttpRequest, endpoint: str) -> None:
+    def _legacy_get(self, connection: HostConnection, request: HttpRequest, endpoint: str) -> None:
         if self._legacy is not None:
             connection.reply(request, 409, b"Conflict: an HTTP+SSE stream is already open")
             return
-        stream = _Stream(connection, set(), [], lasting=True, close=request.close)
+        stream = Stream(connection, set(), [], lasting=True, close=request.close)
         self._legacy = connection.stream = stream
         self._legacy_session = session = uuid.uuid4().hex
         stream.open(f"event: endpoint\ndata: {endpoint}?session_id={session}\n\n".encode())
         while self._backlog and not stream.ended:
             stream.put(self._backlog.popleft())
 
-    def _legacy_post(self, connection: _HostConnection, request: HttpRequest, query: str) -> None:
+    def _legacy_post(self, connection: HostConnection, request: HttpRequest, query: str) -> None:
         stream = self._legacy
         session = next(
             (v for k, _, v in (p.partition("=") for p in query.split("&")) if k == "session_id"), ""
