@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -129,7 +128,7 @@ def resolve_target(
         if not os.path.exists(target):
             raise UsageError(f"the server file {target!r} does not exist")
         interpreter = list(_INTERPRETERS[ext])
-        if interpreter[0] != sys.executable and shutil.which(interpreter[0]) is None:
+        if interpreter[0] != sys.executable and _which(interpreter[0]) is None:
             raise UsageError(f"{target!r} needs {interpreter[0]!r}, which is not on PATH")
         script = os.path.abspath(target)
         return ServerSpec(command=[*interpreter, script, *args], **common)
@@ -207,3 +206,9 @@ def command_words(
     if server_args:
         words += ["--", *server_args]
     return words
+
+
+def _which(program: str) -> str | None:
+    import shutil  # only for a script another interpreter runs: shutil loads zlib, bz2 and lzma
+
+    return shutil.which(program)
