@@ -15,8 +15,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from mcpx.schema.content import audio_info, content_kind, decode_base64, image_info
 from mcpx.wire.controls import escape_controls
+
+# schema/content.py (what a content block is) is imported where a block is read: a list or any other
+# JSON result never needs it, and it costs each `mcpx call` ~2 ms to import
 
 #: a `data:` URL longer than this is shown as its media type and size
 _DATA_URL_SHOWN = 80
@@ -66,6 +68,8 @@ def _tool_result(result: Mapping[str, Any]) -> str:
 def _shown_already(structured: Any, content: list[Any]) -> bool:
     """True when the text content already says what `structured` holds: the spec's serialized-JSON twin
     of it, or the SDKs' wrapping of a plain return value as `{"result": text}`."""
+    from mcpx.schema.content import content_kind
+
     texts = [b["text"] for b in content if content_kind(b)[0] == "text"]
     if len(texts) != 1:
         return False
@@ -78,6 +82,8 @@ def _shown_already(structured: Any, content: list[Any]) -> bool:
 
 
 def _block(block: Any) -> str:
+    from mcpx.schema.content import content_kind
+
     kind, reason = content_kind(block)
     if kind == "text":
         return str(block["text"])
@@ -111,6 +117,8 @@ def _resource(item: Any) -> str:
 
 
 def _media(kind: str, data: Any, mime: Any) -> str:
+    from mcpx.schema.content import audio_info, decode_base64, image_info
+
     raw, problem = decode_base64(data)
     info = image_info(raw) if kind == "image" else audio_info(raw) if kind == "audio" else None
     facts = [str(mime or "?"), _size(len(raw))]
