@@ -12,6 +12,8 @@ with one keep-alive `httpx.Client`.
   the calls): the same two paths.
 - HTTP: host → `benchmarks/http_echo_server.py` directly, and host → `mcpx proxy --listen` (recording)
   → the same server over HTTP (a reverse proxy in front of it).
+- HTTP to a server as real ones are (the official SDK's Streamable HTTP server, `tests/servers/http_sdk.py
+  --stateless --json`, a quarter of the calls): the same two paths.
 
 Each call is timed on its own; the figure is the median per call, and the added latency is the proxied
 median minus the direct one. Throughput: over stdio, N requests written at once (pipelined) and the time
@@ -33,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -47,6 +50,8 @@ HTTP_ECHO = ROOT / "benchmarks" / "http_echo_server.py"
 BARE = ROOT / "benchmarks" / "bare_relay.py"
 #: a server as real ones are: the official SDK's (its echo tool), where a call costs ~1 ms of the server's
 SDK = ROOT / "tests" / "servers" / "sdk_everything.py"
+#: the same over HTTP: the SDK's Streamable HTTP server (stateless, JSON replies: a POST loop drives it)
+HTTP_SDK = ROOT / "tests" / "servers" / "http_sdk.py"
 PY = sys.executable
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
 
@@ -134,17 +139,38 @@ def http_sequential(client: object, url: str, n: int) -> list[float]:
     return times
 
 
-def start_http_echo() -> tuple[subprocess.Popen[bytes], str]:
+def free_port() -> int:
     import socket
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+        return int(sock.getsockname()[1])
+
+
+def start_http_echo() -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
     server = subprocess.Popen(
         [PY, str(HTTP_ECHO), str(port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     )
     assert server.stdout is not None
     server.stdout.readline()  # "ready"
+    return server, f"http://127.0.0.1:{port}/mcp"
+
+
+def start_http_sdk() -> tuple[subprocess.Popen[bytes], str]:
+    import socket
+
+    port = free_port()
+    server = subprocess.Popen(
+        [PY, str(HTTP_SDK), "--port", str(port), "--stateless", "--json"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.05)
     return server, f"http://127.0.0.1:{port}/mcp"
 
 
@@ -172,7 +198,7 @@ def main() -> None:
     data = tempfile.mkdtemp(prefix="mcpx-bench-proxy-")
     env = {"MCPX_DATA_DIR": data}
     kinds = ("stdio-direct", "stdio-proxy", "stdio-bare", "sdk-direct", "sdk-proxy")
-    kinds += ("http-direct", "http-proxy", "http-bare")
+    kinds += ("http-direct", "http-proxy", "http-bare", "httpsdk-direct", "httpsdk-proxy")
     kinds += ("stdio-baseline", "sdk-baseline", "http-baseline") if args.baseline else ()
     results: dict[str, list[float]] = {k: [] for k in kinds}
     pipelined: dict[str, list[float]] = {"direct": [], "proxy": [], "bare": [], "baseline": []}
@@ -186,11 +212,13 @@ def main() -> None:
         direct_url, data, command=[PY, str(BARE), "--tcp", direct_url]
     )
     old_http, old_url = start_listening_proxy(direct_url, data, old_env) if old_env else (None, "")
+    sdk_server, sdk_url = start_http_sdk()
+    sdk_proxy, sdk_proxy_url = start_listening_proxy(sdk_url, data)
     try:
         with httpx.Client() as client:
             init = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}).encode()
             headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-            for url in (direct_url, proxy_url, bare_url, old_url):
+            for url in (direct_url, proxy_url, bare_url, old_url, sdk_url, sdk_proxy_url):
                 if url:
                     client.post(url, content=init, headers=headers).read()
             for _ in range(args.rounds):
@@ -232,12 +260,14 @@ def main() -> None:
                 results["http-proxy"] += http_sequential(client, proxy_url, n)
                 proxy_cpu["http"].append((cpu_seconds(http_proxy.pid) - before) / n)
                 results["http-bare"] += http_sequential(client, bare_url, n)
+                results["httpsdk-direct"] += http_sequential(client, sdk_url, n // 4)
+                results["httpsdk-proxy"] += http_sequential(client, sdk_proxy_url, n // 4)
                 if old_http is not None:
                     before = cpu_seconds(old_http.pid)
                     results["http-baseline"] += http_sequential(client, old_url, n)
                     proxy_cpu["http-baseline"].append((cpu_seconds(old_http.pid) - before) / n)
     finally:
-        for relay in (http_proxy, bare_http, old_http):
+        for relay in (http_proxy, bare_http, old_http, sdk_proxy, sdk_server):
             if relay is not None:
                 relay.terminate()
                 relay.wait(timeout=10)
@@ -253,6 +283,7 @@ def main() -> None:
             "stdio": round(med["stdio-proxy"] - med["stdio-direct"], 1),
             "sdk": round(med["sdk-proxy"] - med["sdk-direct"], 1),
             "http": round(med["http-proxy"] - med["http-direct"], 1),
+            "http_sdk": round(med["httpsdk-proxy"] - med["httpsdk-direct"], 1),
         },
         "throughput_ratio": {
             "stdio_pipelined": round(
@@ -261,6 +292,7 @@ def main() -> None:
             "stdio_sequential": round(med["stdio-direct"] / med["stdio-proxy"], 3),
             "sdk_sequential": round(med["sdk-direct"] / med["sdk-proxy"], 3),
             "http_sequential": round(med["http-direct"] / med["http-proxy"], 3),
+            "http_sdk_sequential": round(med["httpsdk-direct"] / med["httpsdk-proxy"], 3),
         },
         # the floor: a relay that passes bytes on and does nothing else (benchmarks/bare_relay.py)
         "bare_relay": {
@@ -302,6 +334,7 @@ def main() -> None:
             },
         }
     print(json.dumps(out, indent=2))
+    shutil.rmtree(data, ignore_errors=True)  # the sessions the proxies recorded (megabytes a run)
 
 
 if __name__ == "__main__":
