@@ -36,6 +36,9 @@ def _modes() -> list[tuple[str, str]]:
 
 
 MODES = _modes()
+#: the matrix runs in the setup of the first test that asks for it (~45 s quiet; the other worker waits
+#: for it on the lock): more than the suite's 120 s per test under a heavy load, and still a hang's bound
+pytestmark = pytest.mark.timeout(360)
 #: checks of the HTTP transport (tests/servers/check_http_server.py breaks their rules): skipped on stdio
 HTTP_ONLY = {c.id for c in all_checks() if "stdio" not in c.transports}
 LEGACY_CHECKS = {c.id for c in all_checks() if c.era == "legacy" and c.id not in HTTP_ONLY}

@@ -9,6 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Label, Select, TabbedContent, TabPane
@@ -240,12 +241,27 @@ class TrafficPanel(Vertical):
 
     def on_mount(self) -> None:
         self.app.refresh_bindings()  # the screen's traffic keys wait for it (InspectScreen.check_action)
+        self._follow_traffic(tries=20)
+
+    def _follow_traffic(self, tries: int) -> None:
+        """Show and watch the traffic view's follow state. The tabs compose their panes in their own turn,
+        which on a loaded machine can come after this panel's mount: then look again after a refresh, a
+        bounded number of times (an app quitting at once never mounts them)."""
+        try:
+            view = self.traffic_view
+        except NoMatches:
+            if tries > 0 and self.is_attached:
+                self.call_after_refresh(self._follow_traffic, tries - 1)
+            return
         self._show_follow()
-        self.watch(self.traffic_view, "following", lambda _: self._show_follow(), init=False)
+        self.watch(view, "following", lambda _: self._show_follow(), init=False)
 
     def _show_follow(self) -> None:
-        following = self.traffic_view.following
-        label = self.query_one("#follow-state", Label)
+        try:  # (query_one: its answer is cached while the panel's children stay the same)
+            following = self.traffic_view.following
+            label = self.query_one("#follow-state", Label)
+        except NoMatches:
+            return  # not mounted yet: _follow_traffic shows it once it is
         label.update("● follow" if following else "○ paused (End)", layout=False)
         label.set_class(following, "-following")  # on the label alone: restyling the panel is not cheap
 
