@@ -11,6 +11,7 @@ awaited before the next is sent. Clients, in the order measured:
   min-protocol  reference: the smallest asyncio client on raw pipes (subprocess.Popen +
                 connect_read_pipe/connect_write_pipe; the protocol splits lines and resolves futures in
                 data_received, so a call costs two loop iterations instead of four)
+  min-protocol-uvloop  the same on uvloop: the floor under mcpx-uvloop
   sdk           the official Python SDK client: mcp.Client(StdioServerParameters(...), mode="legacy")
   mcpx-asyncio  mcpx.connect(..., protocol_era="legacy") + client.call_tool, on asyncio
   mcpx-uvloop   the same on uvloop
@@ -46,7 +47,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 SERVER = HERE / "echo_server.py"
 SERVER_CMD = [sys.executable, str(SERVER)]
-CLIENTS = ["bare", "min-asyncio", "min-protocol", "sdk", "mcpx-asyncio", "mcpx-uvloop"]
+CLIENTS = ["bare", "min-asyncio", "min-protocol", "min-protocol-uvloop", "sdk", "mcpx-asyncio", "mcpx-uvloop"]
 PROTOCOL_VERSION = "2025-11-25"
 TEXT = "hello, echo"
 INIT_PARAMS = {
@@ -180,7 +181,8 @@ async def run_min_protocol(calls: int, warmup: int) -> float:
     loop = asyncio.get_running_loop()
     pending: dict[int, asyncio.Future[Any]] = {}
     reading, protocol = await loop.connect_read_pipe(lambda: _LineProtocol(pending), proc.stdout)
-    reading.max_size = 1 << 16  # type: ignore[attr-defined]  # as mcpx does: 256 KiB reads cost an mmap each
+    if hasattr(reading, "max_size"):  # asyncio's (uvloop has a buffer of its own)
+        reading.max_size = 1 << 16  # as mcpx does: 256 KiB reads cost an mmap each
     writer, _ = await loop.connect_write_pipe(asyncio.Protocol, proc.stdin)
 
     async def request(id_: int, method: str, params: dict[str, Any]) -> Any:
@@ -253,6 +255,7 @@ RUNNERS: dict[str, Callable[[int, int], float]] = {
     "bare": run_bare,
     "min-asyncio": on_asyncio(run_min_asyncio),
     "min-protocol": on_asyncio(run_min_protocol),
+    "min-protocol-uvloop": on_uvloop(run_min_protocol),
     "sdk": on_asyncio(run_sdk),
     "mcpx-asyncio": on_asyncio(run_mcpx),
     "mcpx-uvloop": on_uvloop(run_mcpx),
@@ -353,7 +356,7 @@ def main() -> None:
     print("\nmedians: client CPU µs per call (what the goals are about) · calls/s (swings with the machine)")
     for client in clients:
         of_bare = f"  {cpu_medians[client] / cpu_medians['bare']:5.2f}× bare" if "bare" in medians else ""
-        print(f"  {client:<13} {cpu_medians[client]:7.1f} µs{of_bare} · {medians[client]:>8,.0f} calls/s")
+        print(f"  {client:<19} {cpu_medians[client]:7.1f} µs{of_bare} · {medians[client]:>8,.0f} calls/s")
     ratios: dict[str, float] = {}
     goals = (("mcpx-uvloop", "bare", 2.5), ("mcpx-asyncio", "bare", 4.0))
     for mcpx_client, base, bound in goals:
