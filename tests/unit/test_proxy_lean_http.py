@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import httpx
 import pytest
 
+from mcpx.proxy import lean_http
 from mcpx.proxy.lean_http import LeanHttpTransport, lean_transport_for
 
 Reply = Callable[[bytes, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -98,6 +100,32 @@ async def no_content(server: Server, writer: asyncio.StreamWriter) -> bool:
     return True
 
 
+async def huge_chunk(server: Server, writer: asyncio.StreamWriter) -> bool:
+    # announces a 4 GiB chunk and trickles it: the reader must see the first bytes at once, and the
+    # proxy must not hold more than its high-water mark of the rest while nobody reads it
+    writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffff\r\n" + b"x" * 10)
+    await writer.drain()
+    await server.go_on.wait()
+    for _ in range(64):
+        writer.write(b"y" * 65536)  # 4 MiB, not drained: the client's pausing is what holds it back
+    return False
+
+
+async def negative_length(server: Server, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n")
+    return True  # and keeps the connection open: the client must not wait for more
+
+
+async def garbage_chunk(server: Server, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\nhello\r\n")
+    return True
+
+
+async def overflowing_chunk(server: Server, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"f" * 40 + b"\r\n")
+    return True
+
+
 ROUTES: dict[bytes, Callable[[Server, asyncio.StreamWriter], Awaitable[bool]]] = {
     b"/json": json_reply,
     b"/chunked": chunked,
@@ -108,6 +136,10 @@ ROUTES: dict[bytes, Callable[[Server, asyncio.StreamWriter], Awaitable[bool]]] =
     b"/silent": silent,
     b"/ssh": not_http,
     b"/empty": no_content,
+    b"/huge": huge_chunk,
+    b"/negative": negative_length,
+    b"/garbage": garbage_chunk,
+    b"/overflow": overflowing_chunk,
 }
 
 
@@ -189,3 +221,53 @@ def test_a_url_behind_an_http_proxy_keeps_httpxs_own_transport(monkeypatch: pyte
     monkeypatch.delenv("no_proxy", raising=False)
     assert lean_transport_for("https://mcp.example.com/mcp") is None
     assert isinstance(lean_transport_for("http://127.0.0.1:8000/mcp"), LeanHttpTransport)
+
+
+async def test_a_huge_trickled_chunk_is_streamed_with_bounded_memory(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lean_http, "HIGH_WATER", 1 << 16)
+    transport = LeanHttpTransport()
+    opened: list[lean_http._Connection] = []
+    connect = transport._connect
+
+    async def recording(*args: Any) -> lean_http._Connection:
+        opened.append(await connect(*args))
+        return opened[-1]
+
+    monkeypatch.setattr(transport, "_connect", recording)
+    async with (
+        httpx.AsyncClient(transport=transport) as client,
+        client.stream("POST", server.url + "/huge", content=b"{}") as response,
+    ):
+        chunks = response.aiter_raw()
+        assert await chunks.__anext__() == b"x" * 10  # long before the chunk's announced end
+        server.go_on.set()
+        connection = opened[0]
+
+        async def paused() -> None:
+            while not connection.paused:  # noqa: ASYNC110  (a protocol's pause has no event to wait on)
+                await asyncio.sleep(0.005)
+
+        await asyncio.wait_for(paused(), 10)
+        assert connection.buffered <= (1 << 16) + (1 << 18)  # the mark and one read past it, not 4 MiB
+        assert len(await chunks.__anext__()) == connection.received - 10 and not connection.paused
+    assert connection.spent and connection.transport is not None and connection.transport.is_closing()
+
+
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        ("/negative", "Invalid character in Content-Length"),
+        ("/garbage", "Invalid character in chunk size"),
+        ("/overflow", "Chunk size overflow"),
+    ],
+)
+async def test_a_garbage_length_or_chunk_size_is_an_error_not_a_hang(
+    server: Server, path: str, why: str
+) -> None:
+    async with httpx.AsyncClient(transport=LeanHttpTransport(), timeout=httpx.Timeout(5.0)) as client:
+        with pytest.raises(httpx.RemoteProtocolError, match=why):
+            await client.post(server.url + path, content=b"{}")
+        assert (await client.post(server.url + "/json", content=b"{}")).json() == {"ok": 11}
+    assert server.connections == 2  # the broken connection was not reused

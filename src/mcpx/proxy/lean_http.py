@@ -6,14 +6,18 @@ for the same exchange written by hand on an asyncio protocol: layers of pools, l
 `getpid()`-checking loop look-ups per read and write, and the request's head and body in two writes (the
 server wakes twice). The proxy's added latency goal (≤ 1 ms a message) cannot be met on top of that.
 
-This is that hand-written exchange, as an `httpx.AsyncBaseTransport`, so everything above it stays as it
-is: the transport's session, headers and SSE reading, the auth flow, the redirect rules and the traffic
-tap (which wraps it, so the recorded HTTP facts are the same). It speaks plain HTTP/1.1 only: keep-alive
-connections per origin, the head and a known-length body in one write, bodies by Content-Length,
-chunked or until close, streamed to the reader as they arrive (an event stream is read while it lasts),
-TLS with httpx's default context. A request it does not handle (a body of unknown length) goes to
-httpx's own transport, and a URL reached through an HTTP(S)_PROXY never gets this transport at all
-(`lean_transport_for`).
+This is that exchange on an asyncio protocol, as an `httpx.AsyncBaseTransport`, so everything above it
+stays as it is: the transport's session, headers and SSE reading, the auth flow, the redirect rules and
+the traffic tap (which wraps it, so the recorded HTTP facts are the same). The responses come from a
+server nobody vetted, so they are parsed by llhttp (`httptools`: Node's parser, uvicorn's; ~1 µs a
+response), not by hand: a malformed or hostile framing (a negative length, a garbage or overflowing chunk
+size) is a `RemoteProtocolError`, and body bytes reach the reader as they arrive, at most `HIGH_WATER` of
+them held before the socket is paused (a server announcing a huge chunk and trickling it cannot make the
+proxy buffer it whole). It speaks plain HTTP/1.1 only: keep-alive connections per origin, the head and a
+known-length body in one write (the request is formatted here: that is writing, not parsing), bodies by
+Content-Length, chunked or until close, TLS with httpx's default context. A request it does not handle
+(a body of unknown length, a HEAD) goes to httpx's own transport, and a URL reached through an
+HTTP(S)_PROXY never gets this transport at all (`lean_transport_for`).
 """
 
 from __future__ import annotations
@@ -22,11 +26,13 @@ import asyncio
 import contextlib
 import socket
 import ssl
+from collections import deque
 from collections.abc import AsyncIterator
 
+import httptools
 import httpx
 
-#: read from a server before its reader is asked to wait (flow control on the socket)
+#: body bytes read from a server and not yet taken by its reader before the socket stops being read
 HIGH_WATER = 1 << 20
 MAX_HEAD = 1 << 16
 _Origin = tuple[str, str, int]
@@ -50,7 +56,8 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         body = _known_body(request)
-        if body is None or self._closed:
+        # (HEAD: llhttp cannot be told that a response to it has no body whatever its head says)
+        if body is None or self._closed or request.method == "HEAD":
             return await self._fall_back(request)
         url = request.url
         origin = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80))
@@ -62,11 +69,11 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
         head.append(b"\r\n")
         try:
             connection.write(b"".join(head) + body, request)
-            status, reason, headers, framing = await connection.read_head(request, timeouts.get("read"))
+            status, reason, headers = await connection.read_head(request, timeouts.get("read"))
         except BaseException:
             connection.close()
             raise
-        stream = _Body(self, origin, connection, request, framing, timeouts.get("read"))
+        stream = _Body(self, origin, connection, request, timeouts.get("read"))
         return httpx.Response(
             status_code=status,
             headers=headers,
@@ -134,17 +141,37 @@ def _known_body(request: httpx.Request) -> bytes | None:
 
 
 class _Connection(asyncio.Protocol):
-    """One keep-alive connection: bytes in a buffer, one waiter at a time (the exchange's reader)."""
+    """One keep-alive connection, its responses parsed by llhttp (`httptools`) as their bytes come: the
+    head whole, the body's bytes queued for the exchange's reader as they arrive (at most `HIGH_WATER`
+    of them before the socket is paused), one waiter at a time."""
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
-        self.buffer = bytearray()
+        self.parser = httptools.HttpResponseParser(self)
         self.eof = False
         self.error: BaseException | None = None
+        #: what the server broke (a malformed response): the exchange's next wait raises it
+        self.failure: httpx.HTTPError | None = None
         self.waiter: asyncio.Future[None] | None = None
         self.paused = False
-        #: the server said `Connection: close`, or a body ran until close: not to be used again
+        #: the server said `Connection: close`, sent bytes nobody asked for, or a body ran until close:
+        #: not to be used again
         self.spent = False
+        # -- the exchange under way --
+        self.request: httpx.Request | None = None
+        self.active = False
+        self.head_bytes = 0
+        self.reason = b""
+        self.headers: list[tuple[bytes, bytes]] = []
+        self.head_done = False
+        self.interim = False
+        self.complete = False
+        self.body: deque[bytes] = deque()
+        self.buffered = 0
+        #: the body's announced length (None: chunked or until close), its bytes so far, and chunked
+        self.length: int | None = None
+        self.received = 0
+        self.chunked = False
 
     # -- asyncio.Protocol ----------------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -155,20 +182,50 @@ class _Connection(asyncio.Protocol):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def data_received(self, data: bytes) -> None:
-        self.buffer += data
-        if len(self.buffer) > HIGH_WATER and self.transport is not None and not self.paused:
+        if self.failure is not None:
+            return
+        if not self.active:  # bytes nobody asked for: the connection is out of step
+            self.close()
+            return
+        if not self.head_done:
+            self.head_bytes += len(data)
+            if self.head_bytes > MAX_HEAD:
+                self._fail(httpx.RemoteProtocolError("the response's head is too long", request=self.request))
+                return
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            self._fail(httpx.RemoteProtocolError("the server switched protocols", request=self.request))
+            return
+        except httptools.HttpParserError as exc:
+            what = "body" if self.head_done else "status line or headers"
+            self._fail(
+                httpx.RemoteProtocolError(f"a malformed response ({what}): {exc}", request=self.request)
+            )
+            return
+        if self.buffered > HIGH_WATER and self.transport is not None and not self.paused:
             self.paused = True
             self.transport.pause_reading()
         self._wake()
 
     def eof_received(self) -> bool:
         self.eof = True
-        self._wake()
+        self._ended()
         return False
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.eof = True
         self.error = exc
+        self._ended()
+
+    def _ended(self) -> None:
+        if self.head_done and not self.complete and self.length is None and not self.chunked:
+            self.complete = True  # a body until the connection's end, as the head said
+        self._wake()
+
+    def _fail(self, failure: httpx.HTTPError) -> None:
+        self.failure = failure
+        self.close()
         self._wake()
 
     def _wake(self) -> None:
@@ -176,12 +233,56 @@ class _Connection(asyncio.Protocol):
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
+    # -- httptools' callbacks ------------------------------------------------------------------------
+    def on_message_begin(self) -> None:
+        if not self.active:  # a response after the one asked for: the connection is out of step
+            self.spent = True
+
+    def on_status(self, reason: bytes) -> None:
+        self.reason += reason
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.headers.append((name, value))
+        low = name.lower()
+        if low == b"content-length":
+            self.length = int(value)  # (llhttp has checked it: digits, not repeated with another value)
+        elif low == b"transfer-encoding" and value.lower().endswith(b"chunked"):
+            self.chunked = True
+
+    def on_headers_complete(self) -> None:
+        status = self.parser.get_status_code()
+        if 100 <= status < 200 and status != 101:
+            # an interim response (100 Continue, 103 Early Hints): the real one follows
+            self.interim = True
+            self.reason, self.headers, self.length, self.chunked = b"", [], None, False
+            self.head_bytes = 0
+            return
+        self.head_done = True
+        if self.length is None and not self.chunked and status not in (204, 304):
+            self.spent = True  # a body until close
+
+    def on_body(self, data: bytes) -> None:
+        if not self.active:
+            return
+        self.body.append(data)
+        self.buffered += len(data)
+        self.received += len(data)
+
+    def on_message_complete(self) -> None:
+        if self.interim:
+            self.interim = False
+            return
+        self.complete = True
+        self.active = False
+        if not self.parser.should_keep_alive():
+            self.spent = True
+
     # -- the exchange's side -------------------------------------------------------------------------
     def reusable(self) -> bool:
         return (
             not self.spent
             and not self.eof
-            and not self.buffer  # bytes nobody asked for: the connection is out of step
+            and self.failure is None
             and self.transport is not None
             and not self.transport.is_closing()
         )
@@ -190,6 +291,10 @@ class _Connection(asyncio.Protocol):
         assert self.transport is not None
         if self.transport.is_closing():
             raise httpx.WriteError("the connection was closed before the request went", request=request)
+        self.request = request
+        self.active, self.head_done, self.complete, self.interim = True, False, False, False
+        self.head_bytes, self.reason, self.headers = 0, b"", []
+        self.length, self.received, self.chunked = None, 0, False
         self.transport.write(data)
 
     def close(self) -> None:
@@ -197,13 +302,22 @@ class _Connection(asyncio.Protocol):
         if self.transport is not None:
             self.transport.close()
 
-    async def more(self, request: httpx.Request, timeout: float | None) -> bool:
-        """Wait for more bytes; False at the end of the connection."""
+    def take(self) -> bytes:
+        """The body's bytes that have come (the socket reads on once they are taken)."""
+        data = b"".join(self.body) if len(self.body) > 1 else self.body[0]
+        self.body.clear()
+        self.buffered = 0
         if self.paused and self.transport is not None:
             self.paused = False
             self.transport.resume_reading()
+        return data
+
+    async def more(self, request: httpx.Request, timeout: float | None) -> None:
+        """Wait for the parser to have more (or for the end of the connection, or a failure)."""
+        if self.failure is not None:
+            raise self.failure
         if self.eof:
-            return False
+            return
         loop = asyncio.get_running_loop()
         waiter = self.waiter = loop.create_future()
         timer = loop.call_later(timeout, _expire, waiter) if timeout is not None else None
@@ -215,45 +329,20 @@ class _Connection(asyncio.Protocol):
             self.waiter = None
             if timer is not None:
                 timer.cancel()
-        return bool(self.buffer) or not self.eof
+        if self.failure is not None:
+            raise self.failure
 
     async def read_head(
         self, request: httpx.Request, timeout: float | None
-    ) -> tuple[int, bytes, list[tuple[bytes, bytes]], int]:
-        """The response's status, reason and headers, and how its body ends: its length, -1 chunked,
-        -2 at the connection's end."""
-        while True:
-            end = self.buffer.find(b"\r\n\r\n")
-            if end < 0:
-                if len(self.buffer) > MAX_HEAD:
-                    raise httpx.RemoteProtocolError("the response's head is too long", request=request)
-                if not await self.more(request, timeout):
-                    raise self._lost(request, "without sending a response" if not self.buffer else "mid-head")
-                continue
-            head = bytes(self.buffer[:end])
-            del self.buffer[: end + 4]
-            status, reason, headers = _parse_head(head, request)
-            if 100 <= status < 200 and status != 101:
-                continue  # an interim response (100 Continue, 103 Early Hints): the real one follows
-            break
-        framing = -2
-        close = head.startswith(b"HTTP/1.0")  # (an HTTP/1.0 server's keep-alive is not worth the guess)
-        for name, value in headers:
-            low = name.lower()
-            if low == b"transfer-encoding" and b"chunked" in value.lower():
-                framing = -1
-            elif low == b"content-length" and framing != -1:
-                try:
-                    framing = int(value)
-                except ValueError:
-                    raise httpx.RemoteProtocolError("a malformed Content-Length", request=request) from None
-            elif low == b"connection" and b"close" in value.lower():
-                close = True
-        if request.method == "HEAD" or status in (204, 304):
-            framing = 0  # no body, whatever the head says
-        if close or framing == -2:
-            self.spent = True
-        return status, reason, headers, framing
+    ) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
+        """The response's status, reason and headers."""
+        while not self.head_done:
+            if self.eof:
+                raise self._lost(request, "without sending a response" if not self.head_bytes else "mid-head")
+            await self.more(request, timeout)
+        if self.chunked:
+            self.length = None  # (a Content-Length beside chunked is ignored, RFC 9112 §6.3)
+        return self.parser.get_status_code(), self.reason, self.headers
 
     def _lost(self, request: httpx.Request, when: str) -> httpx.HTTPError:
         if self.error is not None:
@@ -266,20 +355,6 @@ def _expire(waiter: asyncio.Future[None]) -> None:
         waiter.set_exception(asyncio.TimeoutError())
 
 
-def _parse_head(head: bytes, request: httpx.Request) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
-    lines = head.split(b"\r\n")
-    parts = lines[0].split(b" ", 2)
-    if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or not parts[1].isdigit():
-        raise httpx.RemoteProtocolError(f"not an HTTP/1.1 status line: {lines[0][:80]!r}", request=request)
-    headers = []
-    for line in lines[1:]:
-        name, sep, value = line.partition(b":")
-        if not sep or not name or name != name.strip():
-            raise httpx.RemoteProtocolError(f"a malformed header line: {line[:80]!r}", request=request)
-        headers.append((name, value.strip()))
-    return int(parts[1]), parts[2] if len(parts) > 2 else b"", headers
-
-
 class _Body(httpx.AsyncByteStream):
     """A response's body, yielded as it arrives; the connection goes back to the pool once it is read
     to its end, and is closed if the reader stops before."""
@@ -290,81 +365,33 @@ class _Body(httpx.AsyncByteStream):
         origin: _Origin,
         connection: _Connection,
         request: httpx.Request,
-        framing: int,
         timeout: float | None,
     ) -> None:
         self.owner = owner
         self.origin = origin
         self.connection = connection
         self.request = request
-        #: bytes left (>= 0), -1 chunked, -2 until the connection ends
-        self.framing = framing
         self.timeout = timeout
         self.done = False
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        if self.framing == -1:
-            async for chunk in self._chunked():
-                yield chunk
-        else:
-            async for chunk in self._plain():
-                yield chunk
+        connection = self.connection
+        while True:
+            if connection.body:
+                yield connection.take()
+            elif connection.complete:
+                break
+            elif connection.eof:
+                if connection.length is not None:
+                    left = connection.length - connection.received
+                    raise connection._lost(self.request, f"with {left} bytes of the body still to come")
+                raise connection._lost(self.request, "in the middle of a chunked body")
+            else:
+                await connection.more(self.request, self.timeout)
         self.done = True
 
-    async def _plain(self) -> AsyncIterator[bytes]:
-        connection, left = self.connection, self.framing
-        while left != 0:
-            buffer = connection.buffer
-            if buffer:
-                take = len(buffer) if left < 0 else min(left, len(buffer))
-                chunk = bytes(buffer[:take])
-                del buffer[:take]
-                if left > 0:
-                    left -= take
-                yield chunk
-                continue
-            if not await connection.more(self.request, self.timeout):
-                if left < 0:
-                    return  # the body ran until the connection's end, as it said
-                raise connection._lost(self.request, f"with {left} bytes of the body still to come")
-
-    async def _chunked(self) -> AsyncIterator[bytes]:
-        connection = self.connection
-        while True:
-            line = await self._line()
-            size_text = line.split(b";", 1)[0].strip()
-            try:
-                size = int(size_text, 16)
-            except ValueError:
-                raise httpx.RemoteProtocolError(
-                    f"a malformed chunk size: {line[:40]!r}", request=self.request
-                ) from None
-            if size == 0:
-                while await self._line():  # trailers, up to the empty line
-                    pass
-                return
-            while len(connection.buffer) < size + 2:
-                if not await connection.more(self.request, self.timeout):
-                    raise connection._lost(self.request, "in the middle of a chunk")
-            chunk = bytes(connection.buffer[:size])
-            del connection.buffer[: size + 2]
-            yield chunk
-
-    async def _line(self) -> bytes:
-        connection = self.connection
-        while True:
-            end = connection.buffer.find(b"\r\n")
-            if end >= 0:
-                line = bytes(connection.buffer[:end])
-                del connection.buffer[: end + 2]
-                return line
-            if len(connection.buffer) > MAX_HEAD:
-                raise httpx.RemoteProtocolError("a chunk's size line is too long", request=self.request)
-            if not await connection.more(self.request, self.timeout):
-                raise connection._lost(self.request, "between chunks")
-
     async def aclose(self) -> None:
-        if self.done or self.framing == 0:
+        if self.done or (self.connection.complete and not self.connection.body):
             self.done = True
             self.owner._give_back(self.origin, self.connection)
         else:
