@@ -336,7 +336,7 @@ def main() -> None:
             work = json.loads(out.strip().splitlines()[-1])
             loops = "-" if client == "bare" or client.endswith("uvloop") else f"{work['loop_iterations']:.1f}"
             print(
-                f"  {client:<13} {work['function_calls']:6.0f} Python function calls, {loops} loop iterations"
+                f"  {client:<19} {work['function_calls']:6.0f} Python function calls, {loops} loop iterations"
             )
         return
     print(f"{opts.calls} sequential tools/call echo calls over stdio, {opts.rounds} rounds; {machine()}")
