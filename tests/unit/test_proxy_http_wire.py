@@ -76,3 +76,42 @@ def test_answers() -> None:
     assert streamed.endswith(
         b"Transfer-Encoding: chunked\r\n\r\n19\r\nevent: message\ndata: {}\n\n\r\n0\r\n\r\n"
     )
+
+
+def test_what_llhttp_parses_beyond_the_plain_request() -> None:
+    reader = RequestReader(max_body=1000)
+    # a method llhttp does not know keeps its name (`listen` answers it 405) and the connection goes on
+    reader.feed(b"BREW /pot HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi")
+    reader.feed(
+        b"GET / HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\nGET /next HTTP/1.1\r\n\r\n"
+    )
+    brewed, upgrade = reader.next(), reader.next()
+    assert brewed is not None and (brewed.method, brewed.body, brewed.close) == ("BREW", b"hi", False)
+    # an upgrade is not served: its request is answered, then the connection closes, nothing after is read
+    assert upgrade is not None and upgrade.close and reader.next() is None and not reader.has_more()
+
+    # an error comes after the whole requests before it; a head fed in small reads is still bounded
+    reader = RequestReader(max_body=1000)
+    reader.feed(POST + b'{"id":1}' + b"POST / HTTP/1.1\r\nX: " + b"a" * 1000)
+    for _ in range(70):
+        reader.feed(b"a" * 1000)
+    assert reader.next() is not None
+    with pytest.raises(BadRequest) as refused:
+        reader.next()
+    assert refused.value.status == 431
+
+    # a chunked body is refused as soon as it passes the limit, not once it is whole
+    reader = RequestReader(max_body=1000)
+    reader.feed(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n" + b"x" * 1001)
+    with pytest.raises(BadRequest) as refused:
+        reader.next()
+    assert refused.value.status == 413
+
+
+@pytest.mark.parametrize("version", [b"", b" HTTP/2.0", b" HTTP/0.9"])
+def test_only_http_1_is_served(version: bytes) -> None:
+    reader = RequestReader(max_body=1000)
+    reader.feed(b"GET /" + version + b"\r\n\r\n")
+    with pytest.raises(BadRequest) as refused:
+        reader.next()
+    assert refused.value.status == 400

@@ -167,7 +167,7 @@ class HostConnection(asyncio.Protocol):
         if self.paused and self.transport is not None:
             self.paused = False
             self.transport.resume_reading()
-        if self.reader.buffer:
+        if self.reader.has_more():
             asyncio.get_running_loop().call_soon(self._serve)
 
     def _serve(self) -> None:
@@ -190,7 +190,7 @@ class HostConnection(asyncio.Protocol):
                 self.send(response(500, b"", close=True))
                 self.close()
                 return
-        held = self.stream is not None and len(self.reader.buffer) > HELD
+        held = self.stream is not None and self.reader.pending > HELD
         if held and not self.paused and self.transport is not None:
             self.paused = True
             self.transport.pause_reading()

@@ -1,17 +1,21 @@
-"""HTTP/1.1 for the proxy's listening end, by hand: requests cut out of a connection's bytes, answers
-written as bytes (`listen.py` uses it on an asyncio protocol).
+"""HTTP/1.1 for the proxy's listening end: requests parsed out of a connection's bytes by llhttp
+(`httptools`), answers written as bytes here (formatting, not parsing; `http_conn` uses both on an asyncio
+protocol).
 
 h11 did this at ~100 µs of CPU a request on the benchmark machine, a tenth of what the proxy may add to
-a message; this is the part of HTTP/1.1 a Streamable HTTP host uses, strictly parsed, at a few µs:
-a request line and header fields (no obsolete line folding), a body by Content-Length or chunked
-(trailers read and dropped), `Expect: 100-continue`, keep-alive unless `Connection: close` or HTTP/1.0,
-and answers with a length or, for event streams, chunked. Anything else is a `BadRequest` with the
-status to answer (and the connection is closed after it).
+a message; llhttp (Node's parser, uvicorn's) does it at ~2 µs, strictly: a request line and header fields
+(no obsolete line folding), a body by Content-Length or chunked (trailers dropped), `Expect:
+100-continue`, keep-alive unless `Connection: close` or HTTP/1.0. What the proxy does not serve (another
+transfer coding, an upgrade, HTTP/0.9 or 2) and what llhttp refuses is a `BadRequest` with the status to
+answer (and the connection is closed after it).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
+
+import httptools
 
 MAX_HEAD = 1 << 16
 REASONS = {
@@ -29,8 +33,8 @@ REASONS = {
     501: b"Not Implemented",
 }
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
-STREAM_END = b"0\r\n\r\n"
 _TOKEN = b"!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+STREAM_END = b"0\r\n\r\n"
 
 
 class BadRequest(Exception):
@@ -54,150 +58,155 @@ class HttpRequest:
         return ", ".join(values) if values else None
 
 
-@dataclass(slots=True)
-class _Head:
-    method: str
-    target: str
-    headers: list[tuple[str, str]]
-    close: bool
-    #: the body's length, or -1: chunked
-    length: int
-    expects_continue: bool
-    size: int
-
-
 class RequestReader:
-    """Cuts requests out of a connection's bytes, one at a time, as they become whole."""
+    """Requests out of a connection's bytes, parsed by llhttp as they come and handed out whole, in order.
+
+    A parse error is kept and raised (as `BadRequest`) once the requests before it have been handed out;
+    nothing is parsed after it, nor after a protocol upgrade (the request that asked for it is answered,
+    then the connection closes: none is served here)."""
 
     def __init__(self, max_body: int) -> None:
-        self.buffer = bytearray()
         self.max_body = max_body
-        self._head: _Head | None = None
+        self.parser = httptools.HttpRequestParser(self)
+        self.ready: deque[HttpRequest] = deque()
+        #: bytes held (bodies, targets and header fields): of the requests ready and of the one being read
+        self.pending = 0
+        self.weights: deque[int] = deque()
+        self.error: BadRequest | None = None
+        self.stopped = False
         #: `Expect: 100-continue` was answered for the request being read
         self.continued = False
+        # -- the request being read --
+        self.head_bytes = 0
+        self.head_done = False
+        self.url: list[bytes] = []
+        self.headers: list[tuple[str, str]] = []
+        self.body: list[bytes] = []
+        self.size = 0
+        self.expects = False
+        self.in_message = False
+        self.completed = 0
+        #: the method of a request parsed as a POST (`feed`)
+        self.method: str | None = None
 
     def feed(self, data: bytes) -> None:
-        self.buffer += data
+        if self.stopped:
+            return
+        fed, idle, completed = self.pending, not self.in_message, self.completed
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserInvalidMethodError:
+            # a method llhttp does not know (it knows the RFCs' and WebDAV's) is still a request: when it
+            # opens this read, it is parsed as a POST and keeps its own name, so `listen` answers it
+            # (405) and the connection goes on
+            known = _as_post(data) if idle and self.completed == completed else None
+            if known is None:
+                self._refuse(BadRequest(400, "a malformed request method"))
+                return
+            self.parser = httptools.HttpRequestParser(self)
+            self.method, data = known
+            self.feed(data)
+            return
+        except httptools.HttpParserUpgrade:
+            self.stopped = True
+            if self.head_done or not self.ready:  # (an upgrade with a body: not served either)
+                self._refuse(BadRequest(501, "a protocol upgrade"))
+            else:
+                self.ready[-1].close = True
+            return
+        except httptools.HttpParserCallbackError as exc:
+            context = exc.__context__
+            self._refuse(context if isinstance(context, BadRequest) else BadRequest(400, str(context)))
+            return
+        except httptools.HttpParserError as exc:
+            self._refuse(BadRequest(400, f"a malformed request: {exc}"))
+            return
+        if not self.head_done:
+            # a head still coming: what this read brought, less its body bytes (heads of whole requests
+            # before it in the same read count too: a slight overcount, on the safe side)
+            self.head_bytes += len(data) - max(0, self.pending - fed)
+            if self.head_bytes > MAX_HEAD:
+                self._refuse(BadRequest(431, "the request's head is too long"))
 
     def next(self) -> HttpRequest | None:
         """The next whole request, or None until more bytes come (raises `BadRequest`)."""
-        head = self._head
-        if head is None:
-            head = self._head = self._read_head()
-            if head is None:
-                return None
-        buffer = self.buffer
-        if head.length >= 0:
-            end = head.size + head.length
-            if len(buffer) < end:
-                return None
-            body = bytes(buffer[head.size : end])
-        else:
-            found = _chunked(buffer, head.size, self.max_body)
-            if found is None:
-                return None
-            body, end = found
-        del buffer[:end]
-        self._head = None
-        self.continued = False
-        return HttpRequest(head.method, head.target, head.headers, body, head.close)
+        if self.ready:
+            self.pending -= self.weights.popleft()
+            return self.ready.popleft()
+        if self.error is not None:
+            raise self.error
+        return None
+
+    def has_more(self) -> bool:
+        """Something for `next` now: a whole request, or the error to answer."""
+        return bool(self.ready) or self.error is not None
 
     def waits_for_continue(self) -> bool:
         """A head that asked for `100 Continue` and has not had it (its client waits to send the body)."""
-        return self._head is not None and self._head.expects_continue and not self.continued
+        return self.head_done and self.expects and not self.continued and self.error is None
 
-    def _read_head(self) -> _Head | None:
-        buffer = self.buffer
-        while buffer[:2] == b"\r\n":  # blank lines between requests are allowed (RFC 9112 §2.2)
-            del buffer[:2]
-        end = buffer.find(b"\r\n\r\n")
-        if end < 0:
-            if len(buffer) > MAX_HEAD:
-                raise BadRequest(431, "the request's head is too long")
-            return None
-        lines = bytes(buffer[:end]).split(b"\r\n")
-        parts = lines[0].split(b" ")
-        if len(parts) != 3 or not parts[0] or not _is_token(parts[0]) or not parts[1]:
-            raise BadRequest(400, "a malformed request line")
-        version = parts[2]
-        if version not in (b"HTTP/1.1", b"HTTP/1.0"):
+    def _refuse(self, error: BadRequest) -> None:
+        self.error = error
+        self.stopped = True
+
+    # -- httptools' callbacks ------------------------------------------------------------------------
+    def on_message_begin(self) -> None:
+        self.in_message = True
+        self.head_bytes = 0
+        self.url, self.headers, self.body, self.size, self.expects = [], [], [], 0, False
+
+    def on_url(self, url: bytes) -> None:
+        self.url.append(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        value = value.strip(b" \t")  # (llhttp drops the whitespace before a value, not after)
+        low = name.lower()
+        if low == b"content-length":
+            if int(value) > self.max_body:  # (llhttp has checked its digits)
+                raise BadRequest(413, "the request's body is too large")
+        elif low == b"transfer-encoding":
+            if value.lower() != b"chunked":
+                raise BadRequest(501, "a transfer coding other than chunked")
+        elif low == b"expect" and value.lower() == b"100-continue":
+            self.expects = True
+        self.headers.append((name.decode("latin-1"), value.decode("latin-1")))
+
+    def on_headers_complete(self) -> None:
+        if self.parser.get_http_version() not in ("1.1", "1.0"):
             raise BadRequest(400, "not an HTTP/1.x request")
-        headers: list[tuple[str, str]] = []
-        length, chunked, close = 0, False, version == b"HTTP/1.0"
-        lengths: set[int] = set()
-        expects = False
-        for line in lines[1:]:
-            name, sep, value = line.partition(b":")
-            if not sep or not name or not _is_token(name):
-                raise BadRequest(400, "a malformed header line")
-            value = value.strip(b" \t")
-            low = name.lower()
-            if low == b"content-length":
-                if not value.isdigit():
-                    raise BadRequest(400, "a malformed Content-Length")
-                lengths.add(int(value))
-            elif low == b"transfer-encoding":
-                if value.lower() != b"chunked":
-                    raise BadRequest(501, "a transfer coding other than chunked")
-                chunked = True
-            elif low == b"connection":
-                tokens = {t.strip() for t in value.lower().split(b",")}
-                close = b"close" in tokens or (close and b"keep-alive" not in tokens)
-            elif low == b"expect" and value.lower() == b"100-continue":
-                expects = True
-            headers.append((name.decode("latin-1"), value.decode("latin-1")))
-        if len(lengths) > 1 or (chunked and lengths):
-            raise BadRequest(400, "conflicting body lengths")
-        if lengths:
-            length = lengths.pop()
-        if length > self.max_body:
+        self.head_done = True
+
+    def on_body(self, data: bytes) -> None:
+        self.size += len(data)
+        if self.size > self.max_body:
             raise BadRequest(413, "the request's body is too large")
-        return _Head(
-            parts[0].decode("ascii"),
-            parts[1].decode("latin-1"),
-            headers,
-            close,
-            -1 if chunked else length,
-            expects,
-            end + 4,
-        )
+        self.body.append(data)
+        self.pending += len(data)
+
+    def on_message_complete(self) -> None:
+        body = self.body[0] if len(self.body) == 1 else b"".join(self.body)
+        target = self.url[0] if len(self.url) == 1 else b"".join(self.url)
+        method = self.method or self.parser.get_method().decode("ascii")
+        self.method = None
+        close = not self.parser.should_keep_alive()
+        self.ready.append(HttpRequest(method, target.decode("latin-1"), self.headers, body, close))
+        # (a head counts as held once whole: a host pipelining many small requests is paused too)
+        head = len(target) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+        self.pending += head
+        self.weights.append(self.size + head)
+        self.head_done = self.in_message = False
+        self.continued = False
+        self.completed += 1
 
 
-def _is_token(name: bytes) -> bool:
-    return not name.translate(None, _TOKEN)  # (what is left once every token character is deleted)
-
-
-def _chunked(buffer: bytearray, start: int, limit: int) -> tuple[bytes, int] | None:
-    """A whole chunked body from `start` (with its trailers), and where it ends; None while incomplete."""
-    parts: list[bytes] = []
-    size_total = 0
-    at = start
-    while True:
-        line_end = buffer.find(b"\r\n", at)
-        if line_end < 0:
-            if len(buffer) - at > MAX_HEAD:
-                raise BadRequest(400, "a chunk's size line is too long")
-            return None
-        size_text = bytes(buffer[at:line_end]).split(b";", 1)[0].strip()
-        try:
-            size = int(size_text, 16)
-        except ValueError:
-            raise BadRequest(400, "a malformed chunk size") from None
-        if size == 0:  # then trailers (dropped) up to an empty line: the first CRLF CRLF from here
-            trailers_end = buffer.find(b"\r\n\r\n", line_end)
-            if trailers_end < 0:
-                return None
-            return b"".join(parts), trailers_end + 4
-        size_total += size
-        if size_total > limit:
-            raise BadRequest(413, "the request's body is too large")
-        data_start = line_end + 2
-        if len(buffer) < data_start + size + 2:
-            return None
-        if buffer[data_start + size : data_start + size + 2] != b"\r\n":
-            raise BadRequest(400, "a chunk without its CRLF")
-        parts.append(bytes(buffer[data_start : data_start + size]))
-        at = data_start + size + 2
+def _as_post(data: bytes) -> tuple[str, bytes] | None:
+    """A request that opens with an unknown method, as a POST, and its method; None if it is no token."""
+    data = data.lstrip(b"\r\n")
+    space = data.find(b" ")
+    method = data[:space]
+    if space <= 0 or method.translate(None, _TOKEN):  # (what is left once the token characters go)
+        return None
+    return method.decode("ascii"), b"POST" + data[space:]
 
 
 def response(
