@@ -98,4 +98,5 @@ def command(
             record=record,
             record_secrets=record_secrets,
         ),
+        calling.LOOP,
     )

@@ -152,4 +152,4 @@ def run_call(words: list[str]) -> int | None:
     connection = ConnectionOptions.from_flags(values["target"], values["server_args"], values)
     own = {name: value for name, value in values.items() if name not in CONNECTION}
     del own["target"], own["server_args"]
-    return outcome(values["fmt"], calling.prepare(connection=connection, **own))
+    return outcome(values["fmt"], calling.prepare(connection=connection, **own), calling.LOOP)

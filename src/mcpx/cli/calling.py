@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 #: server that reports progress forever cannot hold a script for ever (the official inspector's
 #: MCP_REQUEST_MAX_TOTAL_TIMEOUT plays this part)
 MAX_TOTAL_TIMEOUT = 600.0
+#: the event loop: `mcpx call` sends one request (a few more to page through a list), and uvloop, faster
+#: by ~30 µs a frame, costs more than that once: its import and a fork without vfork per spawn (~8 ms of
+#: CPU a run, docs/performance.md); MCPX_LOOP=uvloop still picks it
+LOOP = "asyncio"
 #: record.format.RECORD_DIR_ENV (a test holds them equal): a run that records nothing imports no recorder
 RECORD_DIR_ENV = "MCPX_RECORD_DIR"
 

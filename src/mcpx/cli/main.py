@@ -108,24 +108,25 @@ def _main_callback() -> Callable[..., None]:
     return main
 
 
-def execute(fmt: str, prepare: Callable[[], Coroutine[Any, Any, int]]) -> None:
+def execute(fmt: str, prepare: Callable[[], Coroutine[Any, Any, int]], loop: str = "uvloop") -> None:
     """Check the flags (`prepare`), run the command's coroutine, and end with its exit code (typer.Exit)."""
     import typer
 
-    raise typer.Exit(outcome(fmt, prepare))
+    raise typer.Exit(outcome(fmt, prepare, loop))
 
 
-def outcome(fmt: str, prepare: Callable[[], Coroutine[Any, Any, int]]) -> int:
-    """Check the flags (`prepare`), run the command's coroutine, and turn every outcome into an exit code."""
+def outcome(fmt: str, prepare: Callable[[], Coroutine[Any, Any, int]], loop: str = "uvloop") -> int:
+    """Check the flags (`prepare`), run the command's coroutine on `loop` (uvloop or asyncio; $MCPX_LOOP
+    overrides it), and turn every outcome into an exit code."""
     try:
         coroutine = prepare()
     except McpxError as exc:
         print_error(exc, fmt)
         return exc.exit_code
-    return _run_async(coroutine, fmt)
+    return _run_async(coroutine, fmt, loop)
 
 
-def _run_async(coroutine: Coroutine[Any, Any, int], fmt: str) -> int:
+def _run_async(coroutine: Coroutine[Any, Any, int], fmt: str, loop: str = "uvloop") -> int:
     async def guarded() -> int:
         task = asyncio.current_task()
         loop = asyncio.get_running_loop()
@@ -150,7 +151,7 @@ def _run_async(coroutine: Coroutine[Any, Any, int], fmt: str) -> int:
             raise
 
     try:
-        return _loop_run(guarded)
+        return _loop_run(guarded, loop)
     except McpxError as exc:
         print_error(exc, fmt)
         return exc.exit_code
@@ -169,10 +170,11 @@ def _run_async(coroutine: Coroutine[Any, Any, int], fmt: str) -> int:
         return 1
 
 
-def _loop_run(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
-    """Run on uvloop where it exists (measurably faster per frame, see docs/performance.md)."""
+def _loop_run(main: Callable[[], Coroutine[Any, Any, int]], loop: str = "uvloop") -> int:
+    """Run on uvloop where it exists (measurably faster per frame, see docs/performance.md) unless the
+    command asks for asyncio's own loop."""
     factory: Callable[[], asyncio.AbstractEventLoop] | None = None
-    if os.environ.get("MCPX_LOOP", "uvloop") == "uvloop":
+    if os.environ.get("MCPX_LOOP", loop) == "uvloop":
         try:
             import uvloop
 

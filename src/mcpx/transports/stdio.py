@@ -49,6 +49,21 @@ READ_CHUNK = 1 << 16
 EXIT_DRAIN = 0.5
 
 
+class _ExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """asyncio's stream protocol for the server, and a future done at the server's exit: on asyncio's own
+    loop `Process.wait()` returns only once the child's pipes close too, which never comes while a
+    grandchild holds stderr (uvloop returns at the exit), and a dead server must be seen at once."""
+
+    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
 class StdioTransport:
     """Spawn `command` and talk to it over its stdin/stdout; capture stderr line by line."""
 
@@ -79,6 +94,7 @@ class StdioTransport:
         self._stderr_task: asyncio.Task[None] | None = None
         self._watch_task: asyncio.Task[None] | None = None
         self._sentinel: Sentinel | None = None
+        self._exited: asyncio.Future[None] | None = None
         self._closing = False
         self._exit_logged = False
         self._sink: Sink | None = None
@@ -105,7 +121,9 @@ class StdioTransport:
         self._sentinel = await Sentinel.start(self._mark)
         spawned = False
         try:
-            self.process = await asyncio.create_subprocess_exec(
+            loop = asyncio.get_running_loop()
+            transport, protocol = await loop.subprocess_exec(
+                lambda: _ExitProtocol(LINE_LIMIT, loop),
                 *self.command,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=stdout_w,
@@ -113,8 +131,9 @@ class StdioTransport:
                 env=env,
                 cwd=self.cwd,
                 start_new_session=True,
-                limit=LINE_LIMIT,
             )
+            self.process = asyncio.subprocess.Process(transport, protocol, loop)
+            self._exited = protocol.exited
             spawned = True
         except FileNotFoundError as exc:
             missing = exc.filename or self.command[0]
@@ -163,9 +182,8 @@ class StdioTransport:
 
     async def _watch_exit(self) -> None:
         """A dead server whose grandchild still holds stdout would never reach EOF: end it here."""
-        process = self.process
-        assert process is not None
-        await process.wait()
+        assert self._exited is not None
+        await asyncio.shield(self._exited)
         await asyncio.sleep(EXIT_DRAIN)
         if not self._stdout_eof and not self._closing:
             self.traffic.info(
@@ -350,8 +368,9 @@ class StdioTransport:
         process = self.process
         assert process is not None
         if process.returncode is None:
+            assert self._exited is not None
             try:
-                await asyncio.wait_for(process.wait(), timeout=timeout)
+                await asyncio.wait_for(asyncio.shield(self._exited), timeout=timeout)
             except asyncio.TimeoutError:
                 return False
         self.returncode = process.returncode
