@@ -47,11 +47,18 @@ def small_schema(n: int) -> dict[str, Any]:
     }
 
 
-def deep_schema(depth: int) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "string", "description": "the bottom"}
-    for level in range(depth, 0, -1):
-        schema = {"type": "object", "title": f"level {level}", "properties": {"inner": schema}}
-    return schema
+#: stands in the catalogue for the deep schema; its JSON text replaces it once the catalogue is serialised
+DEEP = "@@deep-schema@@"
+
+
+def deep_schema_json(depth: int) -> str:
+    """The JSON text of a schema `depth` objects deep, written out without recursion: json.dumps of N
+    nested dicts recurses N times in C, and from Python 3.12 that is bounded apart from
+    sys.setrecursionlimit (3.12.1 raised RecursionError at depth 3000, and the server died at start)."""
+    opened = "".join(
+        f'{{"type":"object","title":"level {level}","properties":{{"inner":' for level in range(1, depth + 1)
+    )
+    return opened + '{"type":"string","description":"the bottom"}' + "}}" * depth
 
 
 def cyclic_schema() -> dict[str, Any]:
@@ -87,7 +94,7 @@ def catalogue(args: argparse.Namespace) -> list[dict[str, Any]]:
             {
                 "name": "deep",
                 "description": f"A schema {args.depth} levels deep.",
-                "inputSchema": deep_schema(args.depth),
+                "inputSchema": DEEP,
             }
         ]
     return [
@@ -96,9 +103,11 @@ def catalogue(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 
 class Server:
-    def __init__(self, tools: list[dict[str, Any]]) -> None:
+    def __init__(self, tools: list[dict[str, Any]], depth: int) -> None:
         # serialised once: the catalogue is the same for every listing
         self.tools_json = json.dumps({"tools": tools})
+        if json.dumps(DEEP) in self.tools_json:
+            self.tools_json = self.tools_json.replace(json.dumps(DEEP), deep_schema_json(depth))
 
     def answer(self, line: str) -> str | None:
         try:
@@ -176,8 +185,7 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=3_000)
     parser.add_argument("--http", type=int, metavar="PORT")
     args = parser.parse_args()
-    sys.setrecursionlimit(max(1_000, args.depth * 3))  # json.dumps of the deep schema
-    server = Server(catalogue(args))
+    server = Server(catalogue(args), args.depth)
     if args.http:
         serve_http(server, args.http)
     else:

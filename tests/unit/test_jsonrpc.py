@@ -49,6 +49,19 @@ def test_deep_nesting_is_malformed_and_the_id_is_still_found() -> None:
     assert decoded.message.id == 7
 
 
+def test_a_schema_three_thousand_objects_deep_decodes_on_every_python() -> None:
+    """6,000 JSON levels: legal, and sent by a hostile catalogue. Python 3.12's C scanner refused it
+    whatever the recursion limit (tests/tui/catalogue/test_hostile_catalogue.py failed on 3.12 only)."""
+    depth = 6_000
+    raw = b'{"jsonrpc":"2.0","id":7,"result":' + b'{"a":' * depth + b"1" + b"}" * depth + b"}"
+    decoded = decode(raw)
+    assert isinstance(decoded.message, Response), decoded.message
+    node = decoded.message.result
+    for _ in range(depth):
+        node = node["a"]
+    assert node == 1
+
+
 def test_integers_beyond_64_bits_stay_exact() -> None:
     for number in (123456789012345678901234567890, 18446744073709551616, -9223372036854775809):
         decoded = decode(b'{"jsonrpc":"2.0","id":1,"result":{"big":%d}}' % number)
