@@ -33,6 +33,8 @@ REASONS = {
     501: b"Not Implemented",
 }
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+#: the lengths of the header names the reader looks at: Content-Length, Transfer-Encoding, Expect
+_WATCHED = frozenset((14, 17, 6))
 _TOKEN = b"!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 STREAM_END = b"0\r\n\r\n"
 
@@ -154,21 +156,24 @@ class RequestReader:
         self.in_message = True
         self.head_bytes = 0
         self.url, self.headers, self.body, self.size, self.expects = [], [], [], 0, False
+        self.head_size = 0
 
     def on_url(self, url: bytes) -> None:
         self.url.append(url)
 
     def on_header(self, name: bytes, value: bytes) -> None:
         value = value.strip(b" \t")  # (llhttp drops the whitespace before a value, not after)
-        low = name.lower()
-        if low == b"content-length":
-            if int(value) > self.max_body:  # (llhttp has checked its digits)
-                raise BadRequest(413, "the request's body is too large")
-        elif low == b"transfer-encoding":
-            if value.lower() != b"chunked":
-                raise BadRequest(501, "a transfer coding other than chunked")
-        elif low == b"expect" and value.lower() == b"100-continue":
-            self.expects = True
+        self.head_size += len(name) + len(value) + 4
+        if len(name) in _WATCHED:  # (a length first: most fields are none of these, and cheaper to pass)
+            low = name.lower()
+            if low == b"content-length":
+                if int(value) > self.max_body:  # (llhttp has checked its digits)
+                    raise BadRequest(413, "the request's body is too large")
+            elif low == b"transfer-encoding":
+                if value.lower() != b"chunked":
+                    raise BadRequest(501, "a transfer coding other than chunked")
+            elif low == b"expect" and value.lower() == b"100-continue":
+                self.expects = True
         self.headers.append((name.decode("latin-1"), value.decode("latin-1")))
 
     def on_headers_complete(self) -> None:
@@ -191,7 +196,7 @@ class RequestReader:
         close = not self.parser.should_keep_alive()
         self.ready.append(HttpRequest(method, target.decode("latin-1"), self.headers, body, close))
         # (a head counts as held once whole: a host pipelining many small requests is paused too)
-        head = len(target) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+        head = len(target) + self.head_size
         self.pending += head
         self.weights.append(self.size + head)
         self.head_done = self.in_message = False
