@@ -337,6 +337,8 @@ class _Connection(asyncio.Protocol):
     ) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
         """The response's status, reason and headers."""
         while not self.head_done:
+            if self.failure is not None:
+                raise self.failure
             if self.eof:
                 raise self._lost(request, "without sending a response" if not self.head_bytes else "mid-head")
             await self.more(request, timeout)
@@ -381,6 +383,8 @@ class _Body(httpx.AsyncByteStream):
                 yield connection.take()
             elif connection.complete:
                 break
+            elif connection.failure is not None:  # (before the connection's end: that follows from it)
+                raise connection.failure
             elif connection.eof:
                 if connection.length is not None:
                     left = connection.length - connection.received
