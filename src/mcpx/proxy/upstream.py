@@ -75,7 +75,7 @@ class Upstream(Protocol):
 def open_upstream(spec: ServerSpec, log: TrafficLog) -> Upstream:
     if spec.command is not None and spec.transport in ("stdio", "auto"):
         return StdioUpstream(spec, log)
-    from mcpx.proxy.lean_http import lean_transport_for
+    from mcpx.transports.lean_http import lean_transport_for
 
     lean = lean_transport_for(spec.url) if spec.url is not None else None
     return HttpUpstream(spec, log, lean)

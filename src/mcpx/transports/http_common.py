@@ -74,7 +74,7 @@ def client_for(
     unless `cross_origin_redirects` (default: `$MCPX_ALLOW_CROSS_ORIGIN_REDIRECTS`) says to follow it.
     """
     if inner is None:
-        inner = httpx.AsyncHTTPTransport(proxy=_proxy_for(url), trust_env=True, retries=0)
+        inner = default_transport(url)
     traffic.secrets.name_headers(secret_headers)
     if cross_origin_redirects is None:
         cross_origin_redirects = os.environ.get(ALLOW_CROSS_ORIGIN, "") not in ("", "0")
@@ -126,9 +126,22 @@ def tapped_transport(
 ) -> TrafficTap:
     """The tapped httpx transport `client_for` uses, for clients built elsewhere (the OAuth client)."""
     if inner is None:
-        inner = httpx.AsyncHTTPTransport(proxy=_proxy_for(url), trust_env=True, retries=0)
+        inner = default_transport(url)
     traffic.secrets.name_headers(secret_headers)
     return TrafficTap(inner, traffic)
+
+
+def default_transport(url: str) -> httpx.AsyncBaseTransport:
+    """The exchange under the tap: the lean HTTP/1.1 transport (`lean_http`: one write a request, llhttp's
+    parsing, ~a third of httpcore's CPU a request), or httpx's own where an HTTP(S) proxy applies, or when
+    `MCPX_HTTP_TRANSPORT=httpx` asks for it (a way back should a server need what only httpcore does)."""
+    if os.environ.get("MCPX_HTTP_TRANSPORT", "") != "httpx":
+        from mcpx.transports.lean_http import lean_transport_for
+
+        lean = lean_transport_for(url)
+        if lean is not None:
+            return lean
+    return httpx.AsyncHTTPTransport(proxy=_proxy_for(url), trust_env=True, retries=0)
 
 
 def _proxy_for(url: str) -> str | None:

@@ -1,4 +1,4 @@
-"""The proxy's lean HTTP/1.1 transport (mcpx.proxy.lean_http) against a real socket server written here,
+"""The proxy's lean HTTP/1.1 transport (mcpx.transports.lean_http) against a real socket server written here,
 whose every answer is given as bytes: the framings (length, chunked, until close), keep-alive and its
 ends, a body streamed while it is written, and the ways a server breaks an exchange."""
 
@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from mcpx.proxy import lean_http
-from mcpx.proxy.lean_http import LeanHttpTransport, lean_transport_for
+from mcpx.transports import lean_http
+from mcpx.transports.lean_http import LeanHttpTransport, lean_transport_for
 
 Reply = Callable[[bytes, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -271,3 +271,18 @@ async def test_a_garbage_length_or_chunk_size_is_an_error_not_a_hang(
             await client.post(server.url + path, content=b"{}")
         assert (await client.post(server.url + "/json", content=b"{}")).json() == {"ok": 11}
     assert server.connections == 2  # the broken connection was not reused
+
+
+def test_mcpx_own_clients_use_it_unless_a_proxy_or_the_user_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcpx.transports.http_common import default_transport
+
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy", "MCPX_HTTP_TRANSPORT"):
+        monkeypatch.delenv(name, raising=False)
+    assert isinstance(default_transport("https://mcp.example.com/mcp"), LeanHttpTransport)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    assert isinstance(default_transport("https://mcp.example.com/mcp"), httpx.AsyncHTTPTransport)
+    monkeypatch.delenv("HTTPS_PROXY")
+    monkeypatch.setenv("MCPX_HTTP_TRANSPORT", "httpx")  # the way back to httpcore
+    assert isinstance(default_transport("http://127.0.0.1:8000/mcp"), httpx.AsyncHTTPTransport)

@@ -1,4 +1,5 @@
-"""A lean HTTP/1.1 transport for httpx, for the proxy's upstream POSTs.
+"""A lean HTTP/1.1 transport for httpx: mcpx's own Streamable HTTP and SSE clients' and the proxy's
+upstream POSTs (`http_common.default_transport`).
 
 `mcpx proxy` in front of an HTTP server makes one POST per message of the host's. Through httpx's default
 transport (httpcore on anyio) that cost ~1 ms of CPU a request on the benchmark machine, against ~0.1 ms
@@ -56,8 +57,9 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         body = _known_body(request)
-        # (HEAD: llhttp cannot be told that a response to it has no body whatever its head says)
-        if body is None or self._closed or request.method == "HEAD":
+        # (HEAD: llhttp cannot be told that a response to it has no body whatever its head says; "trace":
+        # a caller timing the phases httpcore reports — `mcpx doctor`'s connect, TLS and first byte)
+        if body is None or self._closed or request.method == "HEAD" or "trace" in request.extensions:
             return await self._fall_back(request)
         url = request.url
         origin = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80))
