@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual.widgets import Input, TabbedContent
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
 
 #: seconds to wait for a tool's call panel to compose before giving up on loading or calling it
 PANEL_WAIT = 5.0
+#: a lazily mounted tab's view is looked for every LOOK_AGAIN seconds, LOOKS times (10 s: on a loaded
+#: machine twenty refreshes could all come before the view had mounted, and the Check tab then never ran)
+LOOK_AGAIN = 0.05
+LOOKS = 200
 
 
 async def open_tool_call(
@@ -97,10 +102,10 @@ def show_check(screen: InspectScreen) -> None:
             view.focus_results()
             if view.report is None and not view.running:
                 view.action_run()
-        if not views and tries > 0:  # the view mounts lazily: look again after a refresh, a bounded while
-            screen.call_after_refresh(ready, tries - 1)
+        if not views and tries > 0:  # the view mounts lazily: look again shortly, a bounded while
+            screen.set_timer(LOOK_AGAIN, partial(ready, tries - 1))
 
-    screen.call_after_refresh(ready, 20)
+    screen.call_after_refresh(ready, LOOKS)
 
 
 def show_event(screen: InspectScreen, seq: int) -> None:
@@ -125,15 +130,16 @@ def show_info(screen: InspectScreen) -> None:
             view.focus()
 
 
-def show_roots(screen: InspectScreen, tries: int = 20) -> None:
-    """The Roots tab, its table focused (the view mounts lazily: until it has, look again after a refresh,
-    a bounded number of times, so the keys that follow go to its table and not to what had focus)."""
+def show_roots(screen: InspectScreen, tries: int | None = None) -> None:
+    """The Roots tab, its table focused (the view mounts lazily: until it has, look again shortly, a
+    bounded number of times, so the keys that follow go to its table and not to what had focus)."""
+    tries = LOOKS if tries is None else tries
     screen.query_one("#side", TabbedContent).active = "roots-tab"
     views = list(screen.query(RootsView))
     for view in views:
         view.focus_table()
     if not views and tries > 0:
-        screen.call_after_refresh(show_roots, screen, tries - 1)
+        screen.set_timer(LOOK_AGAIN, partial(show_roots, screen, tries - 1))
 
 
 def open_event(screen: InspectScreen, view: EventListView, event: TrafficEvent) -> None:
