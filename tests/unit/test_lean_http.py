@@ -126,8 +126,20 @@ async def overflowing_chunk(server: Server, writer: asyncio.StreamWriter) -> boo
     return True
 
 
+#: a JSON answer far larger than any head, written with its head in one write (one read, often)
+BIG = b'{"tools":"' + b"x" * 300_000 + b'"}'
+
+
+async def big_json(server: Server, writer: asyncio.StreamWriter) -> bool:
+    writer.write(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(BIG) + BIG
+    )
+    return True
+
+
 ROUTES: dict[bytes, Callable[[Server, asyncio.StreamWriter], Awaitable[bool]]] = {
     b"/json": json_reply,
+    b"/big": big_json,
     b"/chunked": chunked,
     b"/close": until_close,
     b"/bye": close_after,
@@ -286,3 +298,13 @@ def test_mcpx_own_clients_use_it_unless_a_proxy_or_the_user_says_otherwise(
     monkeypatch.delenv("HTTPS_PROXY")
     monkeypatch.setenv("MCPX_HTTP_TRANSPORT", "httpx")  # the way back to httpcore
     assert isinstance(default_transport("http://127.0.0.1:8000/mcp"), httpx.AsyncHTTPTransport)
+
+
+async def test_a_body_that_comes_with_its_head_is_not_a_long_head(server: Server) -> None:
+    """A read holding the head and 300 KB of body: the head's bound counts the head, not the body (it was
+    "the response's head is too long" for any large answer: a 10 MB catalogue never arrived)."""
+    async with httpx.AsyncClient(transport=LeanHttpTransport()) as client:
+        for _ in range(2):  # and the connection is reused after it
+            answer = await client.post(server.url + "/big", content=b"{}")
+            assert answer.status_code == 200 and answer.content == BIG
+    assert server.connections == 1

@@ -189,11 +189,6 @@ class _Connection(asyncio.Protocol):
         if not self.active:  # bytes nobody asked for: the connection is out of step
             self.close()
             return
-        if not self.head_done:
-            self.head_bytes += len(data)
-            if self.head_bytes > MAX_HEAD:
-                self._fail(httpx.RemoteProtocolError("the response's head is too long", request=self.request))
-                return
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
@@ -205,6 +200,12 @@ class _Connection(asyncio.Protocol):
                 httpx.RemoteProtocolError(f"a malformed response ({what}): {exc}", request=self.request)
             )
             return
+        # counted after parsing: a read holding the whole head and a large body is no "long head"
+        if not self.head_done:
+            self.head_bytes += len(data)
+            if self.head_bytes > MAX_HEAD:
+                self._fail(httpx.RemoteProtocolError("the response's head is too long", request=self.request))
+                return
         if self.buffered > HIGH_WATER and self.transport is not None and not self.paused:
             self.paused = True
             self.transport.pause_reading()
