@@ -54,7 +54,8 @@ if os.environ.get("MCPX_BENCH_TRACEMALLOC"):
     import tracemalloc
     tracemalloc.start()
 from textual.app import App
-import mcpx.tui.shell.app as tui
+# `mcpx replay` runs ReplayApp (its own app since the composition of 2026-11-25: it is no InspectApp)
+from mcpx.tui.replay.replay_app import ReplayApp
 
 _run = App.run
 def headless_run(self, *args, **kwargs):
@@ -84,7 +85,7 @@ def compositor_refresh(self):
                          events=len(self.app.traffic), rss=rss_mb())
 Screen._compositor_refresh = compositor_refresh
 
-_mounted = tui.InspectApp.on_mount
+_mounted = ReplayApp.on_mount
 def on_mount(self):
     _mounted(self)
     async def follow():
@@ -126,7 +127,7 @@ def on_mount(self):
             if self.query_one("#traffic").rows:
                 self._log_shown = time.time()
     self.set_interval(0.005, log_watch)
-tui.InspectApp.on_mount = on_mount
+ReplayApp.on_mount = on_mount
 
 async def press_and_paint(self):
     done = asyncio.Event()
@@ -134,7 +135,7 @@ async def press_and_paint(self):
     self.action_step(-1 if moment else 1)
     self.call_after_refresh(done.set)
     await done.wait()
-tui.InspectApp._press_and_paint = press_and_paint
+ReplayApp._press_and_paint = press_and_paint
 
 from mcpx.cli.main import run
 sys.argv = ["mcpx", "replay", *sys.argv[1:]]
