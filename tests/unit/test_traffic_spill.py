@@ -91,6 +91,10 @@ def test_the_log_spills_and_reads_back_every_event_in_order() -> None:
     assert [snapshot(spilling[seq]) for seq in range(len(spilling))] == expected
     assert [snapshot(event) for event in spilling] == expected
     assert [snapshot(event) for event in spilling.since(1_500)] == expected[1_500:]
+    # a piece at a time (a view catching up): on disk, across the edge, in memory, past the end
+    total = len(spilling)
+    for start, stop in ((0, 700), (1_000, total - 50), (total - 80, total), (total - 5, total + 10)):
+        assert [snapshot(e) for e in spilling.between(start, stop)] == expected[start:stop]
     assert [event.seq for event in seen] == list(range(len(live)))
 
     # the long request, spilled while in flight, knows its late answer; the answer knows its request

@@ -184,6 +184,16 @@ class TrafficLog:
         older = list(self._cold.many(max(0, seq), base)) if self._cold is not None else []
         return older + hot[:]
 
+    def between(self, start: int, stop: int) -> list[TrafficEvent]:
+        """Events start … stop-1 (those on disk read in large pieces, as `since` reads them)."""
+        base, hot = self._window
+        stop = min(stop, base + len(hot))
+        start = max(0, start)
+        if start >= base:
+            return hot[start - base : stop - base]
+        older = list(self._cold.many(start, min(stop, base))) if self._cold is not None else []
+        return older + (hot[: stop - base] if stop > base else [])
+
     @property
     def spilled(self) -> int:
         """How many of the oldest events live on disk rather than in memory."""

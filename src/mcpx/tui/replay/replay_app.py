@@ -210,6 +210,10 @@ class ReplayApp(App[int]):
         self._show_problems()
         return_freed_memory()  # reading took far more than the events on screen keep
 
+    @on(EventListView.CaughtUp)
+    def _caught_up(self) -> None:
+        return_freed_memory()  # a view took in the whole recording again, a piece at a time
+
     def _took_in(self) -> None:
         self.timeline.scan()
         self.loaded = len(self.traffic)

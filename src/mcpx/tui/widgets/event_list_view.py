@@ -35,6 +35,11 @@ from textual.widget import Widget
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 PUMP_HZ = 20
+#: events one pump takes in at most: a view mounted over a long log (a 200 MB recording: 160,000 events,
+#: most on disk, each decoded again) catches up a piece at a time, keys handled and painted between pieces
+CATCH_UP = 2048
+#: seconds between two pieces: enough for the app to go idle and repaint, not enough to slow the catch-up
+CATCH_UP_PAUSE = 0.002
 #: control characters would reach the terminal: show them as their Unicode control pictures instead
 _CONTROL: dict[int, int | str] = {c: 0x2400 + c for c in range(32)}
 _CONTROL[127] = 0x2421
@@ -144,6 +149,10 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
         def control(self) -> EventListView:
             return self.view
 
+    class CaughtUp(Message):
+        """The view has taken in a long log it was a long way behind on, a piece at a time: what decoding
+        the pieces freed can go back to the system (the replay asks, `heap.return_freed_memory`)."""
+
     class CountChanged(Message):
         """How many rows the view shows changed (coalesced: only the latest is kept)."""
 
@@ -182,6 +191,8 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
         #: events the listener saw since the last pass, and whether a pass is due
         self._arrivals: list[TrafficEvent] = []
         self._due = False
+        #: taking in a long log a piece at a time (see CATCH_UP)
+        self._catching_up = False
         self._motion_due = False
         self._last_pump = 0.0
         self._unsubscribe: Callable[[], None] | None = None
@@ -250,7 +261,20 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
         arrivals, self._arrivals = self._arrivals, []
         total = len(self.traffic)
         if total > self._scanned:
-            start, self._scanned = self._scanned, total
+            start = self._scanned
+            if total - start > CATCH_UP:  # a long way behind: a piece now, the next after what is queued
+                self._scanned = start + CATCH_UP
+                self._arrivals = arrivals  # (read again from the log once the pieces reach them)
+                self._due = self._catching_up = True
+                # after a pause, not at once: the screen repaints (a key's effect shows) between pieces
+                self.set_timer(CATCH_UP_PAUSE, self.pump, name="event-list-catch-up")
+                if self.ingest(self.traffic.between(start, start + CATCH_UP)):
+                    self.rows_changed()
+                return
+            self._scanned = total
+            if self._catching_up:
+                self._catching_up = False
+                self.post_message(self.CaughtUp())
             if arrivals and arrivals[0].seq <= start:
                 new = [event for event in arrivals if event.seq >= start]
                 if new and new[-1].seq + 1 < total:

@@ -1,0 +1,49 @@
+"""A traffic view mounted over a long log (a big recording, most of it on disk) takes it in a piece at a
+time — each pump a bounded piece, the next after what is queued (keys go between) — and in the end shows
+every event, in order, none twice."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from scripted import wait_for
+from textual.app import App, ComposeResult
+
+from mcpx.tui.traffic.traffic_view import TrafficView
+from mcpx.tui.widgets import event_list_view
+from mcpx.wire import Request, TrafficLog, encode
+
+
+class LogApp(App[None]):
+    def __init__(self, log: TrafficLog) -> None:
+        super().__init__()
+        self.log_shown = log
+
+    def compose(self) -> ComposeResult:
+        yield TrafficView(self.log_shown, clock=time.monotonic, id="traffic")
+
+
+async def test_a_long_log_is_taken_in_by_pieces_and_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    pieces: list[int] = []
+    pump = event_list_view.EventListView.pump
+
+    def counted(self: event_list_view.EventListView) -> None:
+        before = self._scanned
+        pump(self)
+        pieces.append(self._scanned - before)
+
+    monkeypatch.setattr(event_list_view.EventListView, "pump", counted)
+    log = TrafficLog(keep=500, keep_bytes=1 << 30)  # most of it spills to disk, as a big recording's does
+    for n in range(3_000):
+        request = Request(n, "tools/call", {"name": "echo", "arguments": {"text": f"hello {n}"}})
+        log.sent(encode(request.to_obj()), request, "stdio")
+        log.received(f'{{"jsonrpc":"2.0","id":{n},"result":{{}}}}'.encode(), "stdio")
+    assert log.spilled > 5_000 and len(log) > 2 * event_list_view.CATCH_UP
+    app = LogApp(log)
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = app.query_one(TrafficView)
+        await wait_for(pilot, lambda: view._scanned == len(log))
+        assert list(view.rows) == list(range(len(log)))  # every event, in order, none twice
+    taken = [n for n in pieces if n]
+    assert max(taken) <= event_list_view.CATCH_UP and len(taken) >= len(log) // event_list_view.CATCH_UP
