@@ -285,19 +285,16 @@ async def test_a_garbage_length_or_chunk_size_is_an_error_not_a_hang(
     assert server.connections == 2  # the broken connection was not reused
 
 
-def test_mcpx_own_clients_use_it_unless_a_proxy_or_the_user_says_otherwise(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_mcpx_own_clients_use_it_when_asked_and_no_proxy_applies(monkeypatch: pytest.MonkeyPatch) -> None:
     from mcpx.transports.http_common import default_transport
 
     for name in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy", "MCPX_HTTP_TRANSPORT"):
         monkeypatch.delenv(name, raising=False)
+    assert isinstance(default_transport("https://mcp.example.com/mcp"), httpx.AsyncHTTPTransport)
+    monkeypatch.setenv("MCPX_HTTP_TRANSPORT", "lean")
     assert isinstance(default_transport("https://mcp.example.com/mcp"), LeanHttpTransport)
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
     assert isinstance(default_transport("https://mcp.example.com/mcp"), httpx.AsyncHTTPTransport)
-    monkeypatch.delenv("HTTPS_PROXY")
-    monkeypatch.setenv("MCPX_HTTP_TRANSPORT", "httpx")  # the way back to httpcore
-    assert isinstance(default_transport("http://127.0.0.1:8000/mcp"), httpx.AsyncHTTPTransport)
 
 
 async def test_a_body_that_comes_with_its_head_is_not_a_long_head(server: Server) -> None:
