@@ -1,5 +1,5 @@
-"""A lean HTTP/1.1 transport for httpx: mcpx's own Streamable HTTP and SSE clients' and the proxy's
-upstream POSTs (`http_common.default_transport`).
+"""A lean HTTP/1.1 transport for httpx: the proxy's upstream POSTs, and mcpx's own HTTP clients' with
+`MCPX_HTTP_TRANSPORT=lean` (`http_common.default_transport`).
 
 `mcpx proxy` in front of an HTTP server makes one POST per message of the host's. Through httpx's default
 transport (httpcore on anyio) that cost ~1 ms of CPU a request on the benchmark machine, against ~0.1 ms
