@@ -149,9 +149,11 @@ class TrafficPanel(Vertical):
 
     def set_level(self, level: str | None) -> None:
         """Show `level` in the selector without sending it again."""
+        shown = level if level is not None else Select.NULL
         for select in self.query("#log-level").results(Select):
-            self._quiet_level = True
-            select.value = level if level is not None else Select.NULL
+            if select.value != shown:  # (an unchanged value posts no Changed to be kept quiet: the flag
+                self._quiet_level = True  # would then swallow the user's next choice, and none was sent)
+                select.value = shown
 
     def action_cycle(self, step: int) -> None:
         tabs = self.query_one("#traffic-tabs", TabbedContent)
