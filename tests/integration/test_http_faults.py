@@ -96,6 +96,29 @@ async def test_get_stream_reopens_after_retry_with_last_event_id(faulty: Server)
     assert time.monotonic() - started < 3
 
 
+async def test_the_first_request_waits_for_the_get_stream_to_open(faulty: Server) -> None:
+    # the server answers GET after 0.3 s and sends what it has to say during tools/list to the GET stream
+    # only if one is open: sent at once, the request would find none and the message would be lost
+    got: list[Any] = []
+    async with connect(faulty.url("/slowget/mcp")) as client:
+        client.on_notification("notifications/message", lambda message, event: got.append(message.params))
+        await client.list_tools()
+        for _ in range(100):
+            if got:
+                break
+            await asyncio.sleep(0.02)
+    assert got == [{"level": "info", "data": "listing"}]
+
+
+async def test_a_get_stream_with_no_answer_holds_the_first_request_only_a_second(faulty: Server) -> None:
+    log = TrafficLog()
+    async with connect(faulty.url("/holdget/mcp"), traffic=log) as client:
+        tools = await client.list_tools()
+    assert [tool.name for tool in tools] == ["echo"]
+    slow = [e for e in log if e.facts.get("event") == "listen-slow"]
+    assert len(slow) == 1 and "no answer after 1 s" in slow[0].raw
+
+
 async def test_post_stream_that_drops_before_its_response_is_resumed(faulty: Server) -> None:
     log = TrafficLog()
     async with connect(faulty.url("/droppost/mcp"), traffic=log) as client:

@@ -11,6 +11,9 @@ Every scenario is a minimal legacy-era MCP server (initialize, tools/list, tools
     /droppost/mcp   tools/call answers with an event stream that ends (after an event with an id) before
                     its response; GET with that Last-Event-ID resumes it and carries the response
     /dropnoid/mcp   the same, but the stream's events carry no id, so nothing can resume it
+    /slowget/mcp    the GET stream is answered after 0.3 s; tools/list sends a log message on the session's
+                    GET stream if one is open (and loses it otherwise, as servers do)
+    /holdget/mcp    the GET stream gets no answer for 3 s, then 405
     /auth/mcp       401 with a WWW-Authenticate challenge unless `Authorization: Bearer good-token-1234`
     /html/mcp       tools/call answers 500 with an HTML page
     /plain/mcp      tools/call answers 200 text/plain
@@ -38,6 +41,8 @@ SEEN: list[dict[str, Any]] = []
 LOCK = threading.Lock()
 # what a dropped POST stream left unsaid, by the event id it can be resumed from
 PARKED: dict[str, bytes] = {}
+# the open GET streams of /slowget, by session: what tools/list writes its log message to
+GET_STREAMS: dict[str, Any] = {}
 
 
 def sse(data: str = "", event_id: str | None = None, retry: int | None = None) -> bytes:
@@ -106,7 +111,9 @@ class Handler(BaseHTTPRequestHandler):
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             time.sleep(0.2)
-            if not self._write(b": keep-alive\n\n"):
+            with LOCK:
+                alive = self._write(b": keep-alive\n\n")
+            if not alive:
                 return
 
     # -- verbs ---------------------------------------------------------------------------------------
@@ -126,6 +133,17 @@ class Handler(BaseHTTPRequestHandler):
             )
             return
         last = self.headers.get("Last-Event-ID")
+        if scenario == "holdget":
+            time.sleep(3)
+        if scenario == "slowget" and session is not None:
+            time.sleep(0.3)
+            self._open_stream()
+            with LOCK:
+                GET_STREAMS[session] = self
+            self._hold_open(10)
+            with LOCK:
+                GET_STREAMS.pop(session, None)
+            return
         if scenario == "dropget":
             self._open_stream()
             if last is None:
@@ -220,6 +238,15 @@ class Handler(BaseHTTPRequestHandler):
             self._reply(202)  # a notification, or our answer to a server request
             return
         if method == "tools/list":
+            with LOCK:
+                stream = GET_STREAMS.get(session)
+                if stream is not None:
+                    note = {
+                        "jsonrpc": "2.0",
+                        "method": "notifications/message",
+                        "params": {"level": "info", "data": "listing"},
+                    }
+                    stream._write(sse(json.dumps(note)))
             tools = [{"name": "echo", "inputSchema": {"type": "object"}}]
             self._reply(200, rpc(rid, {"tools": tools}).encode())
             return

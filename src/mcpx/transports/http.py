@@ -48,6 +48,8 @@ from mcpx.transports.http_streams import EventStreams, Exchange, StreamEnd
 from mcpx.wire import ErrorResponse, JsonId, Message, TrafficEvent, TrafficLog
 
 POST_ACCEPT = "application/json, text/event-stream"
+#: how long the first request after the handshake waits for the server to answer the GET stream
+LISTEN_SETTLE_SECONDS = 1.0
 
 
 class NoStreamableHttpError(ConnectError):
@@ -94,6 +96,8 @@ class HttpTransport(EventStreams):
         # kept across start(): a server that drops streams does not get a fresh budget by ending sessions
         self._budget = SessionBudget()
         self._listener: asyncio.Task[None] | None = None
+        #: set once the GET stream just started has its answer (or failed); None when nothing waits for it
+        self._listen_settled: asyncio.Event | None = None
         self._waiting: dict[JsonId, asyncio.Event] = {}
         self._closing = False
         self._contacted = False
@@ -111,6 +115,7 @@ class HttpTransport(EventStreams):
         self.listening = self._closing = self._contacted = False
         self._inbox = Inbox(self._sink)
         self._listener = None
+        self._listen_settled = None
         self._client = client_for(
             self.url,
             self.traffic,
@@ -121,10 +126,16 @@ class HttpTransport(EventStreams):
         )
 
     def set_protocol_version(self, version: str) -> None:
-        """The handshake is done: mirror the version into headers and start listening on GET."""
+        """The handshake is done: mirror the version into headers and start listening on GET.
+
+        The next POST waits (at most `LISTEN_SETTLE_SECONDS`) until the server has answered that GET: what
+        the server sends unprompted while the request runs goes to the GET stream, and a server only has one
+        to send it to once the stream is open.
+        """
         self.protocol_version = version
         if self._listener is not None:
             self._listener.cancel()
+        self._listen_settled = asyncio.Event()
         self._listener = asyncio.create_task(self._listen(), name="mcpx-http-get-stream")
 
     def mirror_headers(self, headers_for: HeadersFor | None) -> None:
@@ -184,6 +195,8 @@ class HttpTransport(EventStreams):
             return self.traffic.info(
                 f"{ex.doing} not sent: {mirrored.skip}", "http", event="not-sent", method=ex.method
             )
+        if self._listen_settled is not None:
+            await self._await_listening()
         event = self.traffic.sent(text, message, "http")
         if ex.rid is not None:
             self._waiting[ex.rid] = asyncio.Event()
@@ -204,6 +217,21 @@ class HttpTransport(EventStreams):
             if ex.rid is not None:
                 self._waiting.pop(ex.rid, None)
         return event
+
+    async def _await_listening(self) -> None:
+        settled = self._listen_settled
+        if settled is None:
+            return
+        try:
+            await asyncio.wait_for(settled.wait(), LISTEN_SETTLE_SECONDS)
+        except asyncio.TimeoutError:
+            self.traffic.info(
+                f"the GET stream had no answer after {LISTEN_SETTLE_SECONDS:g} s; requests go on without it",
+                "http",
+                event="listen-slow",
+            )
+        if self._listen_settled is settled:
+            self._listen_settled = None
 
     async def _post(
         self,

@@ -77,6 +77,7 @@ class EventStreams:
     listening: bool
     _inbox: Inbox
     _waiting: dict[JsonId, asyncio.Event]
+    _listen_settled: asyncio.Event | None
     _closing: bool
     #: resumes and reconnects of this connection (see mcpx.transports.backoff)
     _budget: SessionBudget
@@ -198,6 +199,14 @@ class EventStreams:
     # -- the GET listening stream --------------------------------------------------------------------
     async def _listen(self) -> None:
         """Listen for what the server sends unprompted; reopen the stream when it drops."""
+        settled = self._listen_settled
+        try:
+            await self._listen_until_done(settled)
+        finally:
+            if settled is not None:
+                settled.set()
+
+    async def _listen_until_done(self, settled: asyncio.Event | None) -> None:
         client = self._require_client()
         last_id: str | None = None
         retry_ms: int | None = None
@@ -211,6 +220,8 @@ class EventStreams:
                     "GET", self.url, headers=self._headers(STREAM_ACCEPT, last_event_id=last_id)
                 ) as response:
                     status = response.status_code
+                    if settled is not None:
+                        settled.set()  # the server has answered: requests may go
                     if status != 200 or not is_event_stream(response):
                         await response.aread()
                         self._stop_listening(status, session, response)
