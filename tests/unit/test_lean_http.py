@@ -111,6 +111,14 @@ async def huge_chunk(server: Server, writer: asyncio.StreamWriter) -> bool:
     return False
 
 
+async def endless(server: Server, writer: asyncio.StreamWriter) -> bool:
+    # an event stream that stays open, as a GET stream does (`mcpx proxy --listen`'s among them)
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+    await writer.drain()
+    await server.go_on.wait()
+    return False
+
+
 async def negative_length(server: Server, writer: asyncio.StreamWriter) -> bool:
     writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n")
     return True  # and keeps the connection open: the client must not wait for more
@@ -152,6 +160,7 @@ ROUTES: dict[bytes, Callable[[Server, asyncio.StreamWriter], Awaitable[bool]]] =
     b"/negative": negative_length,
     b"/garbage": garbage_chunk,
     b"/overflow": overflowing_chunk,
+    b"/endless": endless,
 }
 
 
@@ -305,3 +314,47 @@ async def test_a_body_that_comes_with_its_head_is_not_a_long_head(server: Server
             answer = await client.post(server.url + "/big", content=b"{}")
             assert answer.status_code == 200 and answer.content == BIG
     assert server.connections == 1
+
+
+async def test_a_cancel_as_the_connection_opens_is_never_lost(server: Server) -> None:
+    """A closing client cancels its GET stream's task; the cancel may come in any loop iteration of the
+    connect, the one that completes it too. `asyncio.wait_for` (before 3.12) returned the connection
+    then and lost the cancel: the stream was opened anyway and read forever, and the client's close
+    waited on it (`mcpx call` through `mcpx proxy --listen` hung once in a clean-clone run)."""
+
+    async def listen(client: httpx.AsyncClient) -> None:
+        async with client.stream("GET", server.url + "/endless") as response:
+            async for _ in response.aiter_bytes():
+                pass
+
+    timeout = httpx.Timeout(10.0, read=None)  # what the GET stream runs with (`DEFAULT_TIMEOUT`)
+    for spins in range(40):  # every iteration from before the connect to after the head
+        async with httpx.AsyncClient(transport=LeanHttpTransport(), timeout=timeout) as client:
+            task = asyncio.ensure_future(listen(client))
+            for _ in range(spins):
+                await asyncio.sleep(0)
+            assert task.cancel()
+            await asyncio.wait((task,), timeout=5)
+            assert task.cancelled(), f"the cancel after {spins} loop iterations was lost"
+    assert server.connections >= 1 and not server.go_on.is_set()
+
+
+async def test_closing_the_client_while_its_get_stream_opens_does_not_hang(server: Server) -> None:
+    """The hang itself: an HTTP client closed at any moment of its GET stream's opening (the first
+    loop iterations after the handshake, where a short `mcpx call` closes) ends at once."""
+    from mcpx.transports.http import HttpTransport
+    from mcpx.wire import TrafficLog
+
+    for spins in range(40):
+        client = HttpTransport(
+            server.url + "/endless", traffic=TrafficLog(), http_transport=LeanHttpTransport()
+        )
+        await client.start()
+        client.set_protocol_version("2025-11-25")  # starts the GET stream's task
+        for _ in range(spins):
+            await asyncio.sleep(0)
+        closing = asyncio.ensure_future(client.close())
+        done, _ = await asyncio.wait((closing,), timeout=5)  # (not wait_for: its cancel would unblock it)
+        if not done:
+            closing.cancel()  # (a second cancel reaches the stream: the test ends)
+            pytest.fail(f"close() after {spins} loop iterations waited on a GET stream that went on")

@@ -111,15 +111,25 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
             if self._ssl is None:
                 self._ssl = httpx.create_ssl_context()
             context = self._ssl
-        try:
-            _, connection = await asyncio.wait_for(
-                loop.create_connection(
-                    _Connection, host, port, ssl=context, server_hostname=host if context else None
-                ),
-                timeout,
+        # Not `asyncio.wait_for`: before Python 3.12 it returns the result when a cancel comes just as the
+        # connection is made, and the cancel is lost. The GET stream's task, cancelled by a closing
+        # client in that instant, then opened its stream anyway and read it forever: `close()` waited on
+        # it (a clean-clone run's `mcpx call` through `mcpx proxy --listen` hung with its answer printed).
+        connecting = asyncio.ensure_future(
+            loop.create_connection(
+                _Connection, host, port, ssl=context, server_hostname=host if context else None
             )
-        except asyncio.TimeoutError:
-            raise httpx.ConnectTimeout(f"connecting to {host}:{port} timed out", request=request) from None
+        )
+        try:
+            done, _ = await asyncio.wait((connecting,), timeout=timeout)
+        except BaseException:
+            _abandon(connecting)
+            raise
+        if not done:
+            _abandon(connecting)
+            raise httpx.ConnectTimeout(f"connecting to {host}:{port} timed out", request=request)
+        try:
+            _, connection = connecting.result()
         except (OSError, ssl.SSLError) as exc:
             raise httpx.ConnectError(str(exc) or type(exc).__name__, request=request) from None
         return connection
@@ -132,6 +142,14 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
         self._idle.clear()
         if self._fallback is not None:
             await self._fallback.aclose()
+
+
+def _abandon(connecting: asyncio.Future[tuple[asyncio.Transport, _Connection]]) -> None:
+    """A connection nobody waits for any more: stop making it, or close it if it is made."""
+    if not connecting.done():
+        connecting.cancel()  # (create_connection closes its socket when cancelled)
+    elif not connecting.cancelled() and connecting.exception() is None:
+        connecting.result()[0].close()
 
 
 def _known_body(request: httpx.Request) -> bytes | None:
