@@ -3,6 +3,9 @@
 The client uses it, and so do the demo and mock servers in the server role. It owns request ids, the
 map of pending requests, per-request timeouts (reset by progress), cancellation (which sends
 `notifications/cancelled`), progress routing and the dispatch of incoming requests and notifications.
+It holds components for the parts that stand alone: `pending.Deadlines` (one timer for every request's
+deadlines), `answering.Answering` (the other side's requests) and `racing.send_racing` (a send that lasts
+until its answer has streamed in, over HTTP).
 
 What the other side gets wrong — a response to an id never sent, a second response, a malformed frame —
 is flagged on its traffic event (the log is the one truth; `problems` only reads the flags back); it is
@@ -15,17 +18,16 @@ import asyncio
 import contextlib
 import contextvars
 import itertools
-import math
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, Literal
 
 from mcpx.errors import ConnectError, McpxError, ProtocolError, RequestTimeoutError, RpcError
 from mcpx.protocol.answering import Answering
 from mcpx.protocol.answering import IncomingRequest as IncomingRequest  # where callers import it from
 from mcpx.protocol.answering import RequestHandler as RequestHandler
-from mcpx.protocol.pending import Pending
+from mcpx.protocol.pending import Deadlines, Pending
 from mcpx.protocol.pending import ProgressCallback as ProgressCallback  # where callers import it from
+from mcpx.protocol.racing import send_racing
 from mcpx.transports.base import PushReceiving, StreamingSend, Transport
 from mcpx.wire import (
     ErrorResponse,
@@ -39,10 +41,6 @@ from mcpx.wire import (
 )
 
 NotificationHandler = Callable[[Notification, TrafficEvent], Any]
-#: seconds by which a deadline counts as passed when the timer fires (see `Peer._expire_due`)
-TIMER_SLACK = 0.002
-#: seconds an exchange may go on after its request was answered before the peer cuts it short
-ANSWERED_GRACE = 0.1
 
 
 #: the peer whose request this context is sending (seen by the layers a send passes through)
@@ -93,13 +91,10 @@ class Peer:
         self._answering = Answering(self._send_reply)
         #: notification handlers that returned a coroutine, running
         self._handler_tasks: set[asyncio.Task[None]] = set()
-        #: while above zero, pending requests do not time out (someone is waiting on a human)
-        self._holds = 0
         self._reader: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        #: one timer for every request's deadlines (pending.py says why), set for the earliest of them
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_at = math.inf
+        #: one timer for every request's deadlines (pending.py says why)
+        self._deadlines = Deadlines(self._pending)
         self._ended: McpxError | None = None
         self.closed = asyncio.Event()
         #: requests we gave up on (timed out), so a late answer is named as such
@@ -111,7 +106,7 @@ class Peer:
     # -- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> None:
         # kept: asyncio.get_running_loop() costs a getpid() system call on each use, twice per request
-        self._loop = asyncio.get_running_loop()
+        self._loop = self._deadlines.loop = asyncio.get_running_loop()
         if isinstance(self.transport, PushReceiving):
             # frames reach _dispatch from the transport's read callback; the reader task waits for the end
             self.transport.receive_with(self._dispatch)
@@ -135,9 +130,7 @@ class Peer:
         for task in list(self._handler_tasks):
             task.cancel()
         self._fail_pending(self._ended or ConnectError("the connection was closed"))
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer, self._timer_at = None, math.inf
+        self._deadlines.cancel()
 
     @property
     def in_flight(self) -> int:
@@ -226,11 +219,15 @@ class Peer:
             pending.on_progress = on_progress
             pending.progress_token = rid
             self._progress[rid] = pending
-        self._arm(pending)
+        self._deadlines.arm(pending)
         sending = _SENDING.set(self)
         try:
             if self._send_streams_answer:
-                await self._send_racing(message, pending)
+                await send_racing(
+                    self.transport.send(encode(message.to_obj()), message),
+                    pending.future,
+                    self._loop or asyncio.get_running_loop(),
+                )
             else:
                 await self.transport.send(encode(message.to_obj()), message)
             event = await pending.future
@@ -271,81 +268,6 @@ class Peer:
             if pending.progress_token is not None:
                 self._progress.pop(pending.progress_token, None)
 
-    async def _send_racing(self, message: Request, pending: Pending) -> None:
-        """Send over a transport whose `send()` lasts until the answer has streamed in (HTTP).
-
-        The request's timer, a cancellation or the answer must not wait for the exchange to end; when one
-        of them comes first the exchange is cancelled, which over HTTP closes the request's stream.
-
-        The exchange runs in the caller's own task, as `asyncio.timeout()` runs its block: when the future
-        settles first, a callback cancels this task, and the cancellation is taken back (`uncancel`) once
-        it has ended the exchange — unless someone else cancelled the task too. A task and `asyncio.wait`
-        per request cost each call a task made and scheduled (a loop iteration) and a waiter. An answer
-        cuts the exchange only if it is still going `ANSWERED_GRACE` later: over a transport that hands
-        frames over as it reads them, the answer arrives inside the exchange that carries it, which then
-        ends by itself.
-        """
-        task = asyncio.current_task()
-        # Python 3.10: no way to take a cancel back. By version, not hasattr: pytest-asyncio's Runner
-        # backport gives 3.10 tasks an `uncancel` that does not take one back (the CancelledError leaked)
-        if task is None or sys.version_info < (3, 11):
-            return await self._send_in_task(message, pending)
-        sending = True
-        interrupted = False
-        grace: asyncio.TimerHandle | None = None
-
-        def cut() -> None:
-            nonlocal interrupted
-            if sending and not interrupted:
-                interrupted = True
-                task.cancel()
-
-        def interrupt(done: asyncio.Future[TrafficEvent]) -> None:
-            nonlocal grace
-            if not sending or interrupted:
-                return
-            if done.cancelled() or done.exception() is not None:
-                cut()  # timed out, cancelled, or the connection failed: at once
-            elif grace is None:
-                # answered: the exchange that carried the answer (a transport handing frames over as it
-                # reads them) is about to end by itself, and cutting it in its last steps would cost the
-                # connection; one that goes on after its answer came (another way) is cut after a moment
-                grace = (self._loop or asyncio.get_running_loop()).call_later(ANSWERED_GRACE, cut)
-
-        future = pending.future
-        future.add_done_callback(interrupt)
-        cancelled = False
-        try:
-            await self.transport.send(encode(message.to_obj()), message)
-        except asyncio.CancelledError:
-            cancelled = True
-            if not interrupted or task.uncancel():
-                raise  # not ours, or not only ours
-        except Exception:
-            if not future.done():
-                raise  # the exchange ended before the answer came: its error is the request's
-            # an exchange that lost the race may still end in an error; it is this request's no longer
-        finally:
-            sending = False
-            future.remove_done_callback(interrupt)
-            if grace is not None:
-                grace.cancel()
-        if interrupted and not cancelled:
-            task.uncancel()  # the exchange swallowed our cancellation: take it back all the same
-
-    async def _send_in_task(self, message: Request, pending: Pending) -> None:
-        """`_send_racing` where a task cannot take a cancellation back: the exchange gets a task of its
-        own, raced against the future."""
-        sending = asyncio.ensure_future(self.transport.send(encode(message.to_obj()), message))
-        sending.add_done_callback(_seen)
-        try:
-            await asyncio.wait((sending, pending.future), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            if not sending.done():
-                sending.cancel()
-        if not pending.future.done():
-            sending.result()  # the exchange ended before the answer came: its error is the request's
-
     async def notify(self, method: str, params: Any = None) -> None:
         message = Notification(method, params)
         await self.transport.send(encode(message.to_obj()), message)
@@ -371,57 +293,13 @@ class Peer:
         await self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
 
     # -- timeouts ------------------------------------------------------------------------------------
-    @contextlib.contextmanager
-    def hold_timers(self) -> Iterator[None]:
+    def hold_timers(self) -> contextlib.AbstractContextManager[None]:
         """No request of ours times out inside this block; afterwards each one's timeout starts afresh.
 
         For answers that wait on a person (elicitation, sampling): the request that made the server ask,
         still in flight, must not expire while the user reads the question.
         """
-        self._holds += 1
-        if self._holds == 1:
-            now = asyncio.get_running_loop().time()
-            for pending in self._pending.values():
-                pending.pause(now)
-        try:
-            yield
-        finally:
-            self._holds -= 1
-            if self._holds == 0:
-                for pending in list(self._pending.values()):
-                    if not pending.future.done():
-                        self._arm(pending)
-
-    def _arm(self, pending: Pending) -> None:
-        if not self._holds:
-            loop = self._loop or asyncio.get_running_loop()
-            due = pending.arm(loop.time())
-            if due is not None and due < self._timer_at:
-                self._wake_at(due, loop)
-
-    def _wake_at(self, when: float, loop: asyncio.AbstractEventLoop) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer, self._timer_at = loop.call_at(when, self._expire_due), when
-
-    def _expire_due(self) -> None:
-        """The one timer fired: fail the requests whose deadline has passed, then wait for the next."""
-        self._timer, self._timer_at = None, math.inf
-        if self._holds:
-            return  # nothing expires meanwhile; the release arms every request afresh
-        loop = self._loop or asyncio.get_running_loop()
-        # a loop may run a timer a little early (uvloop counts in milliseconds): that is not early enough
-        # to matter, and re-arming for the same instant would spin until it came
-        now = loop.time() + TIMER_SLACK
-        earliest = math.inf
-        for pending in list(self._pending.values()):
-            if pending.expire_if_due(now):
-                continue
-            due = pending.due_at()
-            if due is not None and due < earliest and not pending.future.done():
-                earliest = due
-        if earliest < math.inf:
-            self._wake_at(earliest, loop)
+        return self._deadlines.hold()
 
     # -- receiving -----------------------------------------------------------------------------------
     async def _read_loop(self) -> None:
@@ -539,9 +417,3 @@ class Peer:
 
     async def _send_reply(self, reply: Response | ErrorResponse) -> None:
         await self.transport.send(encode(reply.to_obj()), reply)
-
-
-def _seen(task: asyncio.Future[Any]) -> None:
-    # an exchange that lost the race may still end in an error; it is this request's no longer
-    if not task.cancelled():
-        task.exception()

@@ -125,6 +125,16 @@ def decode(raw: bytes) -> Decoded:
     return Decoded(text, classify(obj), flags, wire)
 
 
+def decode_clean(raw: bytes, text: str) -> Message | None:
+    """`decode()`'s usual case in one step, for a frame already decoded to `text`: its message, or None
+    when the frame is not a well-formed JSON-RPC message (then `decode()` says what is wrong with it)."""
+    obj, problem = _parse(raw, text)
+    if problem is not None:
+        return None
+    message = classify(obj)
+    return None if type(message) is Malformed else message
+
+
 def decode_text(text: str) -> Decoded:
     """`decode()` of a frame that is already text (a recording's line); never raises."""
     obj, problem = _parse(text.encode("utf-8"), text)

@@ -28,6 +28,7 @@ from mcpx.wire.jsonrpc import (
     Request,
     Response,
     decode,
+    decode_clean,
 )
 from mcpx.wire.secret_policy import SecretPolicy
 
@@ -231,8 +232,16 @@ class TrafficLog:
     # -- appending -----------------------------------------------------------------------------------
     def received(self, raw: bytes, channel: Channel, facts: dict[str, Any] | None = None) -> TrafficEvent:
         """Decode a frame that came in and append it. Returns the event (its `.message` is the decode)."""
-        decoded = decode(raw)
-        return self._append_decoded("in", channel, decoded, facts)
+        # the usual frame (valid UTF-8, a well-formed message) in one step, without a `Decoded`; anything
+        # odd is decoded again by `decode()`, which says what is odd about it
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return self._append_decoded("in", channel, decode(raw), facts)
+        message = decode_clean(raw, text)
+        if message is None:
+            return self._append_decoded("in", channel, decode(raw), facts)
+        return self._append("in", channel, text, message, facts, [])
 
     def received_decoded(
         self,
@@ -250,7 +259,7 @@ class TrafficLog:
         self, text: str, message: Message, channel: Channel, facts: dict[str, Any] | None = None
     ) -> TrafficEvent:
         """Append a frame we wrote (`text` is exactly what went on the wire)."""
-        return self._add_frame("out", channel, text, message, facts, [])
+        return self._append("out", channel, text, message, facts, [])
 
     def sent_raw(self, raw: bytes, channel: Channel, facts: dict[str, Any] | None = None) -> TrafficEvent:
         """Decode a frame going out as the bytes it is (a proxy relaying someone else's frame) and append
@@ -311,46 +320,13 @@ class TrafficLog:
         facts: dict[str, Any] | None,
         malformed_is_problem: bool = True,
     ) -> TrafficEvent:
-        # every frame of every call comes through here: `_append`'s work is written out in place, and the
-        # spill check and the listeners cost nothing when there is nothing to do
         message = decoded.message
         flags = decoded.flags
         if isinstance(message, Malformed) and malformed_is_problem:
             flags = [f"not a JSON-RPC message: {message.reason}", *flags]
         if decoded.wire is not None:  # `raw` is not the wire's bytes: keep those too, exactly
             facts = {**(facts or {}), "wire_base64": base64.b64encode(decoded.wire).decode("ascii")}
-        return self._add_frame(direction, channel, decoded.text, message, facts, flags)
-
-    def _add_frame(
-        self,
-        direction: Direction,
-        channel: Channel,
-        text: str,
-        message: Message,
-        facts: dict[str, Any] | None,
-        flags: list[str],
-    ) -> TrafficEvent:
-        hot = self._hot
-        event = TrafficEvent(
-            self._window[0] + len(hot),
-            self._clock(),
-            self._wall(),
-            direction,
-            channel,
-            text,
-            message,
-            facts or {},
-            flags,
-        )
-        hot.append(event)
-        self._hot_bytes += len(text)
-        self._link(event, message, direction)
-        keep = self._keep
-        if keep is not None and (len(hot) > keep or self._hot_bytes > self._keep_bytes):
-            self._spill_if_full()
-        if self._listeners:
-            self._notify(event)
-        return event
+        return self._append(direction, channel, decoded.text, message, facts, flags)
 
     def _append(
         self,
@@ -358,10 +334,12 @@ class TrafficLog:
         channel: Channel,
         raw: str,
         message: Message | None,
-        facts: dict[str, Any],
+        facts: dict[str, Any] | None,
         flags: list[str],
         notify: bool = True,
     ) -> TrafficEvent:
+        # every frame of every call comes through here: the spill check and the listeners cost nothing
+        # when there is nothing to do, and only a frame has a request to pair
         hot = self._hot
         event = TrafficEvent(
             self._window[0] + len(hot),
@@ -371,14 +349,19 @@ class TrafficLog:
             channel,
             raw,
             message,
-            facts,
+            facts or {},
             flags,
         )
         hot.append(event)
         self._hot_bytes += len(raw)
+        if message is not None:
+            self._link(event, message, direction)
         if notify:
-            self._spill_if_full()
-            self._notify(event)
+            keep = self._keep
+            if keep is not None and (len(hot) > keep or self._hot_bytes > self._keep_bytes):
+                self._spill_if_full()
+            if self._listeners:
+                self._notify(event)
         return event
 
     def _spill_if_full(self) -> None:
