@@ -47,3 +47,31 @@ async def test_a_long_log_is_taken_in_by_pieces_and_whole(monkeypatch: pytest.Mo
         assert list(view.rows) == list(range(len(log)))  # every event, in order, none twice
     taken = [n for n in pieces if n]
     assert max(taken) <= event_list_view.CATCH_UP and len(taken) >= len(log) // event_list_view.CATCH_UP
+
+
+async def test_events_faster_than_the_pump_are_taken_as_they_come(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recording read in batches (or a flood) appends far more events between two pumps than the view
+    may hold: it takes them in as they come instead of holding them all, and reads none back from disk."""
+    read_back: list[int] = []
+    between = TrafficLog.between
+
+    def counted(self: TrafficLog, start: int, stop: int) -> list[object]:
+        events = between(self, start, stop)
+        read_back.extend(e.seq for e in events if e.seq < self.spilled)
+        return events
+
+    monkeypatch.setattr(TrafficLog, "between", counted)
+    log = TrafficLog(keep=500, keep_bytes=1 << 30)
+    app = LogApp(log)
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = app.query_one(TrafficView)
+        held: list[int] = []
+        for n in range(3 * event_list_view.HELD_ARRIVALS):  # no pump can run in between
+            request = Request(n, "tools/call", {"name": "echo", "arguments": {}})
+            log.sent(encode(request.to_obj()), request, "stdio")
+            held.append(len(view._arrivals))
+        assert max(held) < event_list_view.HELD_ARRIVALS
+        assert len(view.rows) >= 2 * event_list_view.HELD_ARRIVALS  # taken in already, painted at the pump
+        await wait_for(pilot, lambda: view._scanned == len(log))
+        assert list(view.rows) == list(range(len(log)))
+        assert log.spilled > 0 and read_back == []

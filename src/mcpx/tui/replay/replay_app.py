@@ -25,6 +25,7 @@ from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.filter import LineFilter
+from textual.lazy import Lazy
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
@@ -61,6 +62,10 @@ FIRST_EVENTS = 500
 BATCH = 1_000
 #: seconds between looks at the end of a recording that is still being written
 FOLLOW_POLL = 0.1
+#: seconds between looks at event lists still catching up, before reading on
+CATCH_UP_WAIT = 0.01
+#: seconds the reading waits at most for the event lists to mount (they listen from then on)
+MOUNT_WAIT = 2.0
 
 
 #: this session's calls, the roots it offers, checks of a live server: a recording has none
@@ -197,6 +202,12 @@ class ReplayApp(App[int]):
 
     async def _read_rest(self) -> None:
         loader = self.loader
+        # the event lists mount just after the first paint, most a refresh later (Lazy): each one that
+        # mounts after reading went on has to read back from the file what it missed
+        waited = 0.0
+        while waited < MOUNT_WAIT and not (self.view.query("#traffic-panel") and not self.view.query(Lazy)):
+            await asyncio.sleep(CATCH_UP_WAIT)
+            waited += CATCH_UP_WAIT
         while loader.load(BATCH):
             # the events live as long as the app: keep the cyclic collector off them (a full collection
             # over 100,000 events stalls the screen for half a second; see InspectApp._tick)
@@ -205,6 +216,13 @@ class ReplayApp(App[int]):
             # the screen stays usable while the rest is read; at the live end of a session still being
             # recorded (`mcpx inspect --attach`), look again a little later
             await asyncio.sleep(FOLLOW_POLL if loader.waiting else 0)
+            # a view taking in what was read before it mounted (from the file, a piece at a time) would
+            # chase the reading for as long as it goes on, both decoding the same lines: let it catch up
+            # (a look every CATCH_UP_WAIT: the views' CaughtUp messages go to the screen, not to here)
+            while True:
+                if not any(view.catching_up for view in self.view.query(EventListView)):
+                    break
+                await asyncio.sleep(CATCH_UP_WAIT)
         self._took_in()
         self.loading = False
         self._show_problems()

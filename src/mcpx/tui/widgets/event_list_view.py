@@ -40,6 +40,8 @@ PUMP_HZ = 20
 CATCH_UP = 2048
 #: seconds between two pieces: enough for the app to go idle and repaint, not enough to slow the catch-up
 CATCH_UP_PAUSE = 0.002
+#: events the listener holds for the next pump at most (more means the view is a long way behind)
+HELD_ARRIVALS = 2 * CATCH_UP
 #: control characters would reach the terminal: show them as their Unicode control pictures instead
 _CONTROL: dict[int, int | str] = {c: 0x2400 + c for c in range(32)}
 _CONTROL[127] = 0x2421
@@ -191,6 +193,8 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
         #: events the listener saw since the last pass, and whether a pass is due
         self._arrivals: list[TrafficEvent] = []
         self._due = False
+        #: rows were added outside a pump (see `_arrived`): the next pump repaints
+        self._grown = False
         #: taking in a long log a piece at a time (see CATCH_UP)
         self._catching_up = False
         self._motion_due = False
@@ -245,7 +249,19 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
             self._unsubscribe = None
 
     def _arrived(self, event: TrafficEvent) -> None:
-        self._arrivals.append(event)
+        arrivals = self._arrivals
+        arrivals.append(event)
+        if len(arrivals) >= HELD_ARRIVALS:
+            # many events before a pump could run (a big recording read in batches, a flood): holding
+            # them all until then would hold the whole recording as objects
+            if arrivals[0].seq == self._scanned:
+                # the view is up to date but for these: take them in now (a predicate each), the
+                # repaint waits for the pump
+                self._scanned = event.seq + 1
+                self._arrivals = []
+                self._grown = self.ingest(arrivals) or self._grown
+            else:  # the view is catching up on the log: the pieces will read these back from it
+                arrivals.clear()
         if not self._due:
             self._due = True
             wait = self._last_pump + 1 / PUMP_HZ - monotonic()
@@ -255,34 +271,48 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
                 self.call_later(self.pump)
 
     def pump(self) -> None:
-        """Take in what the log gained since the last call; repaint if anything is new."""
+        """Take in what the log gained since the last call; repaint if anything is new.
+
+        Events the listener handed over are taken as they are, however many (each costs a predicate);
+        only those it did not see (logged before the view listened, or let go of) are read from the
+        log, where old ones are decoded from disk again: a piece at a time when there are many."""
         self._due = False
         self._last_pump = monotonic()
-        arrivals, self._arrivals = self._arrivals, []
         total = len(self.traffic)
-        if total > self._scanned:
-            start = self._scanned
-            if total - start > CATCH_UP:  # a long way behind: a piece now, the next after what is queued
-                self._scanned = start + CATCH_UP
-                self._arrivals = arrivals  # (read again from the log once the pieces reach them)
-                self._due = self._catching_up = True
-                # after a pause, not at once: the screen repaints (a key's effect shows) between pieces
-                self.set_timer(CATCH_UP_PAUSE, self.pump, name="event-list-catch-up")
-                if self.ingest(self.traffic.between(start, start + CATCH_UP)):
-                    self.rows_changed()
-                return
-            self._scanned = total
-            if self._catching_up:
-                self._catching_up = False
-                self.post_message(self.CaughtUp())
-            if arrivals and arrivals[0].seq <= start:
-                new = [event for event in arrivals if event.seq >= start]
-                if new and new[-1].seq + 1 < total:
-                    new += self.traffic.since(new[-1].seq + 1)
-            else:  # what was logged before the view listened
-                new = self.traffic.since(start)
-            if self.ingest(new):
+        start = self._scanned
+        arrivals = self._arrivals
+        held = arrivals[0].seq if arrivals else total  # the arrivals are the log from `held` on, in order
+        if held > start + CATCH_UP:  # a long way behind: a piece now, the next after what is queued
+            self._scanned = start + CATCH_UP
+            self._due = self._catching_up = True
+            # after a pause, not at once: the screen repaints (a key's effect shows) between pieces
+            self.set_timer(CATCH_UP_PAUSE, self.pump, name="event-list-catch-up")
+            if self.ingest(self.traffic.between(start, start + CATCH_UP)):
                 self.rows_changed()
+            return
+        self._arrivals = []
+        grown, self._grown = self._grown, False
+        if total <= start:
+            if grown:
+                self.rows_changed()
+            return
+        self._scanned = total
+        if held > start:
+            new = self.traffic.between(start, held) + arrivals
+        else:  # (some were taken already: a rebuild read the log)
+            new = [event for event in arrivals if event.seq >= start]
+        if new and new[-1].seq + 1 < total:  # (the listener was not called for the last ones)
+            new += self.traffic.since(new[-1].seq + 1)
+        if self._catching_up:
+            self._catching_up = False
+            self.post_message(self.CaughtUp())
+        if self.ingest(new) or grown:
+            self.rows_changed()
+
+    @property
+    def catching_up(self) -> bool:
+        """The view is taking in a long log it was a long way behind on, a piece at a time."""
+        return self._catching_up
 
     def _keep_moving(self) -> None:
         self._motion_due = False
