@@ -59,8 +59,9 @@ def answered_event() -> TrafficEvent | None:
 
 
 def waiting_on_a_person() -> contextlib.AbstractContextManager[None]:
-    """For code running inside a request's send that waits on a person (an OAuth sign-in in the browser):
-    the sending peer's timers are held meanwhile (`Peer.hold_timers`). Elsewhere it does nothing."""
+    """For code running inside a request's send over HTTP that waits on a person (an OAuth sign-in in the
+    browser): the sending peer's timers are held meanwhile (`Peer.hold_timers`). Elsewhere it does
+    nothing."""
     peer = _SENDING.get()
     return peer.hold_timers() if peer is not None else contextlib.nullcontext()
 
@@ -220,7 +221,9 @@ class Peer:
             pending.progress_token = rid
             self._progress[rid] = pending
         self._deadlines.arm(pending)
-        sending = _SENDING.set(self)
+        # only a send over HTTP may run an OAuth sign-in that waits on a person (`waiting_on_a_person`);
+        # over a pipe, setting the context variable would be two operations per call for nothing
+        sending = _SENDING.set(self) if self._send_streams_answer else None
         try:
             if self._send_streams_answer:
                 await send_racing(
@@ -261,7 +264,8 @@ class Peer:
             self.traffic.unanswered(rid, "no answer", exc.message.splitlines()[0])
             raise
         finally:
-            _SENDING.reset(sending)
+            if sending is not None:
+                _SENDING.reset(sending)
             if pending.future.done() and not pending.future.cancelled():
                 pending.future.exception()  # retrieved: a timeout that raced our cancellation is no error
             self._pending.pop(rid, None)

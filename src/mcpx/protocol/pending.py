@@ -63,6 +63,8 @@ class Pending:
             self.total_deadline = now + max(0.0, self.total_left)
         if self.timeout is not None:
             self.deadline = now + self.timeout
+            if self.total_deadline is None:  # the usual request, on every call: `due_at()` in short
+                return self.deadline
         return self.due_at()
 
     def due_at(self) -> float | None:

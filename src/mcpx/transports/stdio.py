@@ -89,6 +89,9 @@ class StdioTransport:
         self.inherit_env = inherit_env
         self.grace = grace
         self.process: asyncio.subprocess.Process | None = None
+        #: the server's stdin as the loop's pipe transport, written to directly (StreamWriter.write only
+        #: passes the bytes on, and its `.transport` is a property to call on every frame)
+        self._stdin_pipe: asyncio.WriteTransport | None = None
         self.returncode: int | None = None
         self.stderr_tail: deque[str] = deque(maxlen=stderr_tail)
         self._stderr_task: asyncio.Task[None] | None = None
@@ -133,6 +136,7 @@ class StdioTransport:
                 start_new_session=True,
             )
             self.process = asyncio.subprocess.Process(transport, protocol, loop)
+            self._stdin_pipe = transport.get_pipe_transport(0)  # type: ignore[assignment]
             self._exited = protocol.exited
             spawned = True
         except FileNotFoundError as exc:
@@ -208,17 +212,15 @@ class StdioTransport:
         }
 
     async def send(self, text: str, message: Message) -> TrafficEvent:
-        process = self.process
-        if process is None or process.stdin is None:
+        process, pipe = self.process, self._stdin_pipe
+        if process is None or process.stdin is None or pipe is None:
             raise ConnectError("the server is not running")
         event = self.traffic.sent(text, message, "stdio")
-        stdin = process.stdin
         try:
-            pipe = stdin.transport  # written to directly: StreamWriter.write only passes the bytes on
             pipe.write(text.encode("utf-8") + b"\n")
             # draining on every frame costs a context switch; only wait when the pipe backs up
             if pipe.get_write_buffer_size() > 1 << 16:
-                await stdin.drain()
+                await process.stdin.drain()
         except (BrokenPipeError, ConnectionResetError, RuntimeError):
             await self._wait_exit(timeout=self.grace)
             raise self.ended_error(f"sending {getattr(message, 'method', 'a message')}") from None
