@@ -8,9 +8,11 @@ calls and a stderr line every 50 calls), long enough that most of it stays on di
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scripted import wait_for
+from textual._compositor import Compositor
 
 from mcpx.record.writer import start_recording
 from mcpx.transports.spec import ServerSpec
@@ -83,3 +85,18 @@ async def test_event_lists_listen_while_a_long_recording_is_read(
         await wait_for(pilot, lambda: app.moment == 0)
         event = app.panel.traffic_view.event_at_cursor()
         assert event is not None and event.seq == 0 and event.raw.startswith("spawned python server.py")
+        # a step repaints what shows the moment, not the whole screen (the app's reactive did)
+        await pilot.pause()
+        full: list[int] = []
+        render_full_update = Compositor.render_full_update
+
+        def counted_full(self: Compositor, *args: Any, **kwargs: Any) -> Any:
+            full.append(1)
+            return render_full_update(self, *args, **kwargs)
+
+        monkeypatch.setattr(Compositor, "render_full_update", counted_full)
+        await pilot.press("full_stop")
+        await wait_for(pilot, lambda: app.moment == 1 and "event #1 " in str(app.scrubber.render()))
+        await pilot.pause()
+        assert getattr(app.panel.traffic_view.event_at_cursor(), "seq", None) == 1
+        assert full == []

@@ -102,11 +102,13 @@ class ReplayApp(App[int]):
         Binding("m", "focus_scrubber", "Scrubber", show=False, id="replay-scrubber", tooltip="Focus the bar"),
     ]
 
-    moment: reactive[int] = reactive(0, init=False)
+    # repaint=False: an app's reactive repaints its whole screen by default, and every widget that shows
+    # these is told by a watcher (a `.` step was a full repaint of the 160×45 screen, ~60 ms of CPU)
+    moment: reactive[int] = reactive(0, init=False, repaint=False)
     """Sequence number of the event the screen shows the session as of."""
-    loaded: reactive[int] = reactive(0, init=False)
+    loaded: reactive[int] = reactive(0, init=False, repaint=False)
     """Events read so far."""
-    loading: reactive[bool] = reactive(True, init=False)
+    loading: reactive[bool] = reactive(True, init=False, repaint=False)
     """The recording is still being read."""
 
     def __init__(
@@ -151,6 +153,9 @@ class ReplayApp(App[int]):
         self.pinned = False
         self._shown_key: object = None
         self._typed: dict[int, tuple[Any, ...]] = {}
+        #: the Calls tab and the traffic log, once mounted (looked up once: a query walks ~1,700 nodes)
+        self._calls: RecordedCalls | None = None
+        self._log_view: TrafficView | None = None
         self.sub_title = os.fspath(recording.path)
         self.set_reactive(ReplayApp.loaded, len(log))
         self.set_reactive(ReplayApp.loading, not loader.done)
@@ -197,6 +202,7 @@ class ReplayApp(App[int]):
         calls.set_reactive(RecordedCalls.moment, self.moment)
         calls.set_reactive(RecordedCalls.loading, self.loading)
         self.view.query_one("#side", TabbedContent).add_pane(TabPane("Calls", calls, id="calls-tab"))
+        self._calls = calls
         if not self.loader.done:
             self.run_worker(self._read_rest(), name="recording", group="recording", exit_on_error=False)
 
@@ -240,8 +246,8 @@ class ReplayApp(App[int]):
 
     def watch_loading(self, loading: bool) -> None:
         self.scrubber.loading = loading
-        for calls in self.view.query(RecordedCalls):
-            calls.loading = loading
+        if self._calls is not None:
+            self._calls.loading = loading
 
     def watch_loaded(self, loaded: int) -> None:
         self.scrubber.total = loaded
@@ -285,8 +291,8 @@ class ReplayApp(App[int]):
             view.catalog = catalog_at(opening, listings, self._typed)
             for detail in view.query(ItemDetail):  # the browser selects again from what is listed now
                 detail.selection = None
-        for calls in view.query(RecordedCalls):
-            calls.moment = seq
+        if self._calls is not None:
+            self._calls.moment = seq
 
     def move_to(self, seq: int, *, show_in_log: bool = True) -> None:
         """Show the session as of event `seq` (the user's choice: the moment stops following the end)."""
@@ -319,8 +325,9 @@ class ReplayApp(App[int]):
 
     def _traffic_view(self) -> TrafficView | None:
         """The traffic log, once the panel (mounted after the first paint) has composed it."""
-        views = self.view.query("#traffic").results(TrafficView)
-        return next(views, None)
+        if self._log_view is None or not self._log_view.is_attached:
+            self._log_view = next(self.view.query("#traffic").results(TrafficView), None)
+        return self._log_view
 
     def action_show_calls(self) -> None:
         if not self.query("#calls-tab"):  # mounted just after the first paint
