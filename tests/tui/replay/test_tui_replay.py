@@ -350,3 +350,30 @@ def test_replay_screen(snap_compare: Any) -> None:
         await quiet(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_keys_reach_the_bindings_while_the_item_lists_are_disabled(tmp_path: Path) -> None:
+    # before the server's answer to initialize every item list is disabled, so nothing can take the focus
+    # the app gives its list at mount; the browser's filter must not take it instead (the keys typed next
+    # would be typed into it: C, t, q… did nothing in an attach opened that early)
+    lines = RECORDED.read_bytes().splitlines(keepends=True)
+    early = tmp_path / "early.mcpx.jsonl"
+    early.write_bytes(b"".join(lines[:3]))  # the header, the spawn, the initialize request
+    app = make_replay_app(early, settings=InspectSettings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: not app.loading)
+        assert not isinstance(app.focused, Input)
+        await pilot.press("t")
+        await wait_for(pilot, lambda: app.focused is not None and app.focused.id == "traffic")
+
+    # the lists come and go with the moment shown: back to the start and on to the end, the tools list
+    # takes the focus again once it can
+    app = make_replay_app(RECORDED, settings=InspectSettings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: not app.loading)
+        await wait_for(pilot, lambda: app.focused is not None and app.focused.id == "tools-list")
+        await pilot.press("less_than_sign")
+        await wait_for(pilot, lambda: not isinstance(app.focused, OptionList))
+        assert not isinstance(app.focused, Input)
+        await pilot.press("greater_than_sign")
+        await wait_for(pilot, lambda: app.focused is not None and app.focused.id == "tools-list")

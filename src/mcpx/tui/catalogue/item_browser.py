@@ -220,6 +220,23 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
             return
         for kind in KINDS:
             self._refresh(kind)
+        if self.screen.focused is None and not self._pane(self.active_kind).disabled:
+            self.focus_list()  # the focus it could not take while disabled (at mount, or an early moment)
+
+    def _pane(self, kind: ItemKind) -> TabPane:
+        return self.query_one(f"#{kind}-tab", TabPane)
+
+    def _enable(self, tabs: TabbedContent, kind: ItemKind, enabled: bool) -> None:
+        """The tab and its pane at once (Textual would follow the tab with the pane only a message later)."""
+        pane = self._pane(kind)
+        if pane.disabled != enabled:
+            return
+        if not enabled and self.query_one(f"#{kind}-list", OptionList).has_focus:
+            # Textual would hand the focus on to the next widget, the filter, and the keys typed next
+            # would go into it; with nothing focused they reach the bindings
+            self.screen.set_focus(None)
+        tabs.get_tab(f"{kind}-tab").disabled = not enabled
+        pane.disabled = not enabled
 
     def _refresh(self, kind: ItemKind) -> None:
         catalog = self.catalog
@@ -231,11 +248,11 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
         if reason is not None:
             tab.label = f"{TITLES[kind]} –"
             tab.tooltip = reason
-            tab.disabled = items is None
+            self._enable(tabs, kind, items is not None)
             option_list.set_options([Option(Content.styled(reason, "$foreground-muted"), disabled=True)])
             self._shown[kind] = []
             return
-        tab.disabled = False
+        self._enable(tabs, kind, True)
         tab.tooltip = None
         if items is None:
             tab.label = f"{TITLES[kind]} …"

@@ -90,6 +90,11 @@ class InspectScreen(Screen[None]):
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {InspectCommands}
     BINDING_GROUP_TITLE = "mcpx"
     BINDINGS: ClassVar[list[BindingType]] = INSPECT_BINDINGS
+    #: Textual focuses the first focusable widget when nothing is: while the item lists are disabled (a
+    #: replay or an attach opened before the server's answer to initialize) that was the browser's filter,
+    #: and every key the user pressed next (C, i, q…) was typed into it. Nothing focused, the keys reach the
+    #: bindings; the item browser focuses its list once it can (`ItemBrowser._refresh`).
+    AUTO_FOCUS = ""
 
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
     """The focused widget. Textual's `Screen.focused` repaints the whole screen when the focus moves (~100
