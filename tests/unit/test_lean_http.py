@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -294,16 +296,19 @@ async def test_a_garbage_length_or_chunk_size_is_an_error_not_a_hang(
     assert server.connections == 2  # the broken connection was not reused
 
 
-def test_mcpx_own_clients_use_it_when_asked_and_no_proxy_applies(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_mcpx_own_clients_use_it_unless_a_proxy_or_the_user_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from mcpx.transports.http_common import default_transport
 
     for name in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy", "MCPX_HTTP_TRANSPORT"):
         monkeypatch.delenv(name, raising=False)
-    assert isinstance(default_transport("https://mcp.example.com/mcp"), httpx.AsyncHTTPTransport)
-    monkeypatch.setenv("MCPX_HTTP_TRANSPORT", "lean")
     assert isinstance(default_transport("https://mcp.example.com/mcp"), LeanHttpTransport)
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
     assert isinstance(default_transport("https://mcp.example.com/mcp"), httpx.AsyncHTTPTransport)
+    monkeypatch.delenv("HTTPS_PROXY")
+    monkeypatch.setenv("MCPX_HTTP_TRANSPORT", "httpx")  # the way back to httpcore
+    assert isinstance(default_transport("http://127.0.0.1:8000/mcp"), httpx.AsyncHTTPTransport)
 
 
 async def test_a_body_that_comes_with_its_head_is_not_a_long_head(server: Server) -> None:
@@ -358,3 +363,46 @@ async def test_closing_the_client_while_its_get_stream_opens_does_not_hang(serve
         if not done:
             closing.cancel()  # (a second cancel reaches the stream: the test ends)
             pytest.fail(f"close() after {spins} loop iterations waited on a GET stream that went on")
+
+
+class ClosingServer:
+    """Answers each request on a connection and then closes it without saying `Connection: close`, as a
+    server's idle keep-alive timer does (uvicorn's: 5 s). It runs in a thread, so it closes while the
+    client's loop is blocked: the end waits in the client's socket, unread, when the next request goes."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.closed = threading.Event()
+        self.connections = 0
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                peer, _ = self.listener.accept()
+                self.connections += 1
+                with peer:
+                    data = b""
+                    while b"\r\n\r\n" not in data:
+                        data += peer.recv(65536)
+                    peer.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n" + b'{"ok":12}')
+                    peer.shutdown(socket.SHUT_RDWR)
+                self.closed.set()
+
+
+async def test_an_idle_connection_the_server_closed_is_not_reused() -> None:
+    """The stale keep-alive race: the server's end of an idle connection is in the socket but the loop has
+    not read it yet. Reused, the request went nowhere ("Server disconnected without sending a
+    response"); httpcore looks at the socket before reusing a connection, and so does this."""
+    server = ClosingServer()
+    try:
+        async with httpx.AsyncClient(transport=LeanHttpTransport(), timeout=5) as client:
+            for _ in range(3):
+                assert (await client.post(server.url, content=b"{}")).json() == {"ok": 12}
+                assert server.closed.wait(5)  # (blocks the loop: its end stays unread)
+                server.closed.clear()
+        assert server.connections == 3
+    finally:
+        server.listener.close()

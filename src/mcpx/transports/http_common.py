@@ -132,11 +132,10 @@ def tapped_transport(
 
 
 def default_transport(url: str) -> httpx.AsyncBaseTransport:
-    """The exchange under the tap: httpx's own transport, or, with `MCPX_HTTP_TRANSPORT=lean`, the lean
-    HTTP/1.1 transport (`lean_http`: one write a request, llhttp's parsing, half a bare httpx loop's CPU a
-    call) where no HTTP(S) proxy applies. Opt-in for now: a clean-clone run had one `mcpx call` through
-    `mcpx proxy --listen` hang on it, not understood yet (the proxy's upstream uses it always)."""
-    if os.environ.get("MCPX_HTTP_TRANSPORT", "") == "lean":
+    """The exchange under the tap: the lean HTTP/1.1 transport (`lean_http`: one write a request, llhttp's
+    parsing, half a bare httpx loop's CPU a call), or httpx's own where an HTTP(S) proxy applies, or when
+    `MCPX_HTTP_TRANSPORT=httpx` asks for it (a way back should a server need what only httpcore does)."""
+    if os.environ.get("MCPX_HTTP_TRANSPORT", "") != "httpx":
         from mcpx.transports.lean_http import lean_transport_for
 
         lean = lean_transport_for(url)

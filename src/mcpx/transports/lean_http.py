@@ -1,5 +1,5 @@
-"""A lean HTTP/1.1 transport for httpx: the proxy's upstream POSTs, and mcpx's own HTTP clients' with
-`MCPX_HTTP_TRANSPORT=lean` (`http_common.default_transport`).
+"""A lean HTTP/1.1 transport for httpx: under the tap of every mcpx HTTP client (`http_common.
+default_transport`; `MCPX_HTTP_TRANSPORT=httpx` goes back to httpx's own) and the proxy's upstream POSTs.
 
 `mcpx proxy` in front of an HTTP server makes one POST per message of the host's. Through httpx's default
 transport (httpcore on anyio) that cost ~1 ms of CPU a request on the benchmark machine, against ~0.1 ms
@@ -14,17 +14,19 @@ server nobody vetted, so they are parsed by llhttp (`httptools`: Node's parser, 
 response), not by hand: a malformed or hostile framing (a negative length, a garbage or overflowing chunk
 size) is a `RemoteProtocolError`, and body bytes reach the reader as they arrive, at most `HIGH_WATER` of
 them held before the socket is paused (a server announcing a huge chunk and trickling it cannot make the
-proxy buffer it whole). It speaks plain HTTP/1.1 only: keep-alive connections per origin, the head and a
-known-length body in one write (the request is formatted here: that is writing, not parsing), bodies by
-Content-Length, chunked or until close, TLS with httpx's default context. A request it does not handle
-(a body of unknown length, a HEAD) goes to httpx's own transport, and a URL reached through an
-HTTP(S)_PROXY never gets this transport at all (`lean_transport_for`).
+proxy buffer it whole). It speaks plain HTTP/1.1 only: keep-alive connections per origin (an idle one is
+looked at before it is reused: `_Connection.stale`), the head and a known-length body in one write (the
+request is formatted here: that is writing, not parsing), bodies by Content-Length, chunked or until
+close, TLS with httpx's default context. A request it does not handle (a body of unknown length, a HEAD)
+goes to httpx's own transport, and a URL reached through an HTTP(S)_PROXY never gets this transport at
+all (`lean_transport_for`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import select
 import socket
 import ssl
 from collections import deque
@@ -92,7 +94,7 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
         idle = self._idle.get(origin)
         while idle:
             connection = idle.pop()
-            if connection.reusable():
+            if connection.reusable() and not connection.stale():
                 return connection
             connection.close()
         return None
@@ -167,6 +169,8 @@ class _Connection(asyncio.Protocol):
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
+        #: the socket's descriptor, to ask whether anything waits unread on it (`stale`); -1: unknown
+        self.fileno = -1
         self.parser = httptools.HttpResponseParser(self)
         self.eof = False
         self.error: BaseException | None = None
@@ -198,6 +202,7 @@ class _Connection(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]  # (uvloop's is no asyncio.Transport subclass)
         sock = transport.get_extra_info("socket")
         if sock is not None:  # one write per request: nothing to gain from Nagle, an ACK's wait to lose
+            self.fileno = sock.fileno()
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
@@ -307,6 +312,20 @@ class _Connection(asyncio.Protocol):
             and self.transport is not None
             and not self.transport.is_closing()
         )
+
+    def stale(self) -> bool:
+        """Something from the server waits unread on this idle connection: its end (an idle keep-alive
+        timer's close the loop has not seen yet) or bytes nobody asked for. Either way a request sent
+        on it would go nowhere; and a POST cannot be sent again once it may have been read (RFC 9112
+        §9.3.1), so, as httpcore does, the socket is asked before the connection is reused (one
+        `poll`, ~1 µs), not after it failed."""
+        if self.fileno < 0:
+            return False
+        if not hasattr(select, "poll"):  # (Windows)
+            return bool(select.select([self.fileno], [], [], 0)[0])
+        poller = select.poll()
+        poller.register(self.fileno, select.POLLIN)
+        return bool(poller.poll(0))
 
     def write(self, data: bytes, request: httpx.Request) -> None:
         assert self.transport is not None
