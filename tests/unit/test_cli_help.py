@@ -119,3 +119,12 @@ def test_every_example_in_help_parses(monkeypatch: Any, capsys: Any) -> None:
             group.make_context(group.name, words)  # raises on an unknown option or a missing value
             seen += 1
     assert seen >= 30, seen
+
+
+def test_the_proxy_offers_no_flag_it_would_ignore(monkeypatch: Any, capsys: Any) -> None:
+    """The host chooses the era and waits for its own answers: `mcpx proxy` relays, so a timeout or an era
+    flag would be accepted and do nothing; `mcpx call` has them."""
+    relay = " ".join(_options(_help(["proxy", "-h"], monkeypatch, capsys, 200)))
+    call = " ".join(_options(_help(["call", "-h"], monkeypatch, capsys, 200)))
+    for flag in ("--timeout", "--protocol-era", "--probe-timeout"):
+        assert flag not in relay and flag in call

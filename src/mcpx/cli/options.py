@@ -171,6 +171,7 @@ def connection_flags(
     version: bool = True,
     remote: bool = True,
     oauth: bool = False,
+    waits: bool = True,
 ) -> Callable[[_F], _F]:
     """Give a command the shared connection flags and hand it one `ConnectionOptions` built from them.
 
@@ -180,9 +181,11 @@ def connection_flags(
     default for `--timeout`; `config`, `version`, `remote` and `oauth` say which groups it has. A command
     that declares one of the flags itself (another default or help) keeps its own, in the shared place in
     `--help`, and sets the matching field of `connection` in its body. TARGET and the server's arguments,
-    when the command has them as `target` and `server_args`, fill in the options too.
+    when the command has them as `target` and `server_args`, fill in the options too. A command that
+    neither opens a conversation nor waits for answers of its own (`waits=False`: the proxy relays someone
+    else's) has no timeout or era flags: they would be accepted and do nothing.
     """
-    groups = ["server", *(["config"] if config else []), "timeout", "era"]
+    groups = ["server", *(["config"] if config else []), *(["timeout", "era"] if waits else [])]
     groups += [*(["remote"] if remote else []), *(["oauth"] if oauth else [])]
 
     def decorate(command: _F) -> _F:

@@ -26,7 +26,7 @@ from mcpx.errors import UsageError
 VERBS = ("install", "uninstall")
 
 
-@o.connection_flags(config=True, version=False, remote=True, timeout=None)
+@o.connection_flags(config=True, version=False, remote=True, waits=False)
 def command(
     target: o.Target = None,
     server_args: o.ServerArgs = None,
