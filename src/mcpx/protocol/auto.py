@@ -52,9 +52,15 @@ def user_cache_dir() -> str:
     return platformdirs.user_cache_dir("mcpx")
 
 
+#: verdicts kept: the newest; a forgotten one costs only a probe
+MAX_VERDICTS = 256
+
+
 class EraCache:
     """Verdicts per server in a small JSON file (the user's cache directory by default), keyed by a hash
-    of the server's key: the file names no URL or command line, so none of their secrets."""
+    of the server's key: the file names no URL or command line, so none of their secrets. It keeps the
+    `MAX_VERDICTS` newest: every server a user ever tried (each temp path, each port) would otherwise stay
+    in it, and it is read whole by every connection that probes."""
 
     def __init__(self, path: Path | None = None) -> None:
         if path is None:
@@ -81,6 +87,9 @@ class EraCache:
     def put(self, key: str, era: str) -> None:
         data = self._load()
         data[self.hashed(key)] = {"era": era, "when": time.time()}
+        if len(data) > MAX_VERDICTS:
+            newest = sorted(data.items(), key=_when, reverse=True)[:MAX_VERDICTS]
+            data = dict(newest)
         self._save(data)
 
     def forget(self, key: str) -> None:
@@ -91,6 +100,11 @@ class EraCache:
     def _save(self, data: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs a probe next time
             write_private(self.path, json.dumps(data, indent=1), tighten=True)
+
+
+def _when(item: tuple[str, Any]) -> float:
+    when = item[1].get("when") if isinstance(item[1], dict) else None
+    return float(when) if isinstance(when, (int, float)) else 0.0
 
 
 class AutoEra:
