@@ -222,9 +222,13 @@ class HttpTransport(EventStreams):
         settled = self._listen_settled
         if settled is None:
             return
+        # not wait_for: before Python 3.12 it can swallow a cancel that comes as the event is set
+        waiter = asyncio.ensure_future(settled.wait())
         try:
-            await asyncio.wait_for(settled.wait(), LISTEN_SETTLE_SECONDS)
-        except asyncio.TimeoutError:
+            done, _ = await asyncio.wait({waiter}, timeout=LISTEN_SETTLE_SECONDS)
+        finally:
+            waiter.cancel()
+        if not done:
             self.traffic.info(
                 f"the GET stream had no answer after {LISTEN_SETTLE_SECONDS:g} s; requests go on without it",
                 "http",
