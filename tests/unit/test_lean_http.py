@@ -113,6 +113,11 @@ async def huge_chunk(server: Server, writer: asyncio.StreamWriter) -> bool:
     return False
 
 
+async def sets_cookie(server: Server, writer: asyncio.StreamWriter) -> bool:
+    writer.write(b"HTTP/1.1 200 OK\r\nSet-Cookie: sid=s-42; Path=/\r\nContent-Length: 9\r\n\r\n" + b'{"ok":11}')
+    return True
+
+
 async def endless(server: Server, writer: asyncio.StreamWriter) -> bool:
     # an event stream that stays open, as a GET stream does (`mcpx proxy --listen`'s among them)
     writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -163,6 +168,7 @@ ROUTES: dict[bytes, Callable[[Server, asyncio.StreamWriter], Awaitable[bool]]] =
     b"/garbage": garbage_chunk,
     b"/overflow": overflowing_chunk,
     b"/endless": endless,
+    b"/cookie": sets_cookie,
 }
 
 
@@ -406,3 +412,17 @@ async def test_an_idle_connection_the_server_closed_is_not_reused() -> None:
         assert server.connections == 3
     finally:
         server.listener.close()
+
+
+async def test_mcpx_clients_keep_a_cookie_the_server_sets(server: Server) -> None:
+    """A load balancer's sticky-session cookie goes back with the next requests (mcpx's client looks for
+    cookies only in responses that set one)."""
+    from mcpx.transports.http_common import client_for
+    from mcpx.wire import TrafficLog
+
+    async with client_for(server.url, TrafficLog(), inner=LeanHttpTransport()) as client:
+        await client.post(server.url + "/json", content=b"{}")
+        await client.post(server.url + "/cookie", content=b"{}")
+        await client.post(server.url + "/json", content=b"{}")
+    heads = [request.partition(b"\r\n\r\n")[0].lower() for request in server.requests]
+    assert [b"\r\ncookie: sid=s-42" in head for head in heads] == [False, False, True]

@@ -80,6 +80,8 @@ class HttpTransport(EventStreams):
         timeout: httpx.Timeout = DEFAULT_TIMEOUT,
     ) -> None:
         self.url = url
+        #: parsed once: httpx parses a URL given as text on every request it builds (~10 µs)
+        self._target = httpx.URL(url)
         self.traffic = traffic
         self.headers = dict(headers or {})
         self.secret_headers = secret_headers
@@ -265,7 +267,9 @@ class HttpTransport(EventStreams):
         timeout = self._timeout if rid is not None else HANDOVER_TIMEOUT
         content = text.encode("utf-8")
         # `client.stream()` written out: its context manager is two generator frames more per POST
-        request = client.build_request("POST", self.url, content=content, headers=headers, timeout=timeout)
+        request = client.build_request(
+            "POST", self._target, content=content, headers=headers, timeout=timeout
+        )
         response = await client.send(request, stream=True)
         try:
             status = response.status_code
