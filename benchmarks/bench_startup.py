@@ -2,7 +2,9 @@
 
 Wall times, medians over --runs runs (runs of different rows interleave):
 
+  python -S -c pass       the interpreter alone, without site (no .pth files, no site-packages)
   python -c pass          the interpreter alone
+  import asyncio, orjson  an interpreter that has loaded asyncio and orjson: the floor under mcpx call
   server ready            spawn benchmarks/echo_server.py → its initialize answer read (a bare loop)
   bare tools/list         the same, then notifications/initialized, tools/list, answer read, stdin closed,
                           exit awaited: the whole job done by hand
@@ -190,7 +192,10 @@ def main() -> None:
         env = {**env, "PYTHONPATH": str(ROOT / "src")}
         trees = {"": env, " (before)": {**env, "PYTHONPATH": str(Path(opts.before).resolve())}}
     rows: dict[str, Callable[[], None]] = {
+        "python -S -c pass": command([sys.executable, "-S", "-c", "pass"], env),
         "python -c pass": command([sys.executable, "-c", "pass"], env),
+        # the floor under any asyncio client that speaks JSON fast: what mcpx call cannot shed
+        "python: import asyncio, orjson": command([sys.executable, "-c", "import asyncio, orjson"], env),
         "echo server ready": bare_session([sys.executable, str(SERVER)], list_tools=False, env=env),
         "echo bare tools/list": bare_session([sys.executable, str(SERVER)], list_tools=True, env=env),
     }
@@ -232,9 +237,12 @@ def main() -> None:
         for era in ("", " legacy"):
             own_wall = wall[f"echo mcpx call{era}{tag}"] - wall["echo server ready"]
             own_cpu = cpu[f"echo mcpx call{era}{tag}"] - cpu["echo bare tools/list"]
+            floor = cpu[f"echo mcpx call{era}{tag}"] - cpu["echo bare tools/list"]
+            floor -= cpu["python: import asyncio, orjson"]
             print(
                 f"  mcpx call{era}{tag}: wall {own_wall * 1000:.0f} ms (− echo server ready), "
-                f"CPU {own_cpu * 1000:.0f} ms (− echo bare tools/list, the server's job)"
+                f"CPU {own_cpu * 1000:.0f} ms (− echo bare tools/list, the server's job); "
+                f"{floor * 1000:.0f} ms beyond an interpreter with asyncio and orjson"
             )
 
     print("\nimports (python -X importtime; the median of 5 runs)")

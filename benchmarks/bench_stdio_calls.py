@@ -25,6 +25,10 @@ calls/s (a blocking round trip's rate swings with the VM's idle wake-ups; its CP
     python benchmarks/bench_stdio_calls.py                     # 2,000 calls × 3 rounds
     python benchmarks/bench_stdio_calls.py --calls 500 --rounds 3 --clients bare,mcpx-asyncio
     python benchmarks/bench_stdio_calls.py --json results.json
+    git archive OLD src | tar -x -C /tmp/old && python benchmarks/bench_stdio_calls.py --before /tmp/old/src
+
+`--before OLD/src` measures each mcpx client a second time with an older tree's sources first on
+PYTHONPATH ("mcpx-uvloop (before)"), in the same rounds, and prints the ratios of the two trees' medians.
 """
 
 from __future__ import annotations
@@ -263,14 +267,23 @@ RUNNERS: dict[str, Callable[[int, int], float]] = {
 
 
 # -- the driver ----------------------------------------------------------------------------------------
-def measure_in_child(client: str, calls: int, warmup: int) -> tuple[float, float]:
-    """(calls/s, client CPU µs per call) of one client, measured in a fresh interpreter."""
+BEFORE = " (before)"
+
+
+def measure_in_child(client: str, calls: int, warmup: int, before: str | None = None) -> tuple[float, float]:
+    """(calls/s, client CPU µs per call) of one client, measured in a fresh interpreter (a "… (before)"
+    client with the sources at `before` first on PYTHONPATH)."""
+    env = None
+    if client.endswith(BEFORE):
+        client = client.removesuffix(BEFORE)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(before), os.environ.get("PYTHONPATH", "")])}
     out = subprocess.run(
         [sys.executable, __file__, "--child", client, "--calls", str(calls), "--warmup", str(warmup)],
         check=True,
         capture_output=True,
         text=True,
         timeout=600,
+        env=env,
     ).stdout
     figures = json.loads(out.strip().splitlines()[-1])
     return calls / figures["wall"], figures["cpu"] * 1e6 / calls
@@ -303,6 +316,9 @@ def main() -> None:
         action="store_true",
         help="count instead of timing: Python function calls and event-loop iterations per call (cProfile)",
     )
+    parser.add_argument(
+        "--before", metavar="OLD/src", help="also run the mcpx clients from this source tree (see above)"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     opts = parser.parse_args()
 
@@ -323,6 +339,8 @@ def main() -> None:
     unknown = set(clients) - set(CLIENTS)
     if unknown:
         parser.error(f"unknown client(s): {', '.join(sorted(unknown))}")
+    if opts.before:
+        clients += [c + BEFORE for c in clients if c.startswith("mcpx-")]
     if opts.work:
         print(f"work per call, steady state ({opts.calls} calls under cProfile; noise-free counts)")
         for client in clients:
@@ -345,7 +363,7 @@ def main() -> None:
     for round_ in range(1, opts.rounds + 1):
         cells = []
         for client in clients:
-            rate, cpu = measure_in_child(client, opts.calls, opts.warmup)
+            rate, cpu = measure_in_child(client, opts.calls, opts.warmup, opts.before)
             rates[client].append(rate)
             cpus[client].append(cpu)
             cells.append(f"{client} {cpu:.0f} µs/{rate:,.0f}/s")
@@ -356,7 +374,7 @@ def main() -> None:
     print("\nmedians: client CPU µs per call (what the goals are about) · calls/s (swings with the machine)")
     for client in clients:
         of_bare = f"  {cpu_medians[client] / cpu_medians['bare']:5.2f}× bare" if "bare" in medians else ""
-        print(f"  {client:<19} {cpu_medians[client]:7.1f} µs{of_bare} · {medians[client]:>8,.0f} calls/s")
+        print(f"  {client:<28} {cpu_medians[client]:7.1f} µs{of_bare} · {medians[client]:>8,.0f} calls/s")
     ratios: dict[str, float] = {}
     goals = (("mcpx-uvloop", "bare", 2.5), ("mcpx-asyncio", "bare", 4.0))
     for mcpx_client, base, bound in goals:
@@ -365,6 +383,10 @@ def main() -> None:
             verdict = "meets" if ratio <= bound else "MISSES"
             print(f"  CPU {mcpx_client} / {base}: {ratio:.2f}×  ({verdict} the ≤ {bound}× goal)")
     for mcpx_client in ("mcpx-uvloop", "mcpx-asyncio"):
+        if mcpx_client in cpu_medians and mcpx_client + BEFORE in cpu_medians:
+            old = cpu_medians[mcpx_client + BEFORE]
+            ratio = ratios[f"{mcpx_client}/before"] = cpu_medians[mcpx_client] / old
+            print(f"  CPU {mcpx_client} / the same before: {ratio:.2f}×")
         if mcpx_client in cpu_medians and "sdk" in cpu_medians:
             ratio = ratios[f"sdk/{mcpx_client}"] = cpu_medians["sdk"] / cpu_medians[mcpx_client]
             verdict = "meets" if ratio >= 4.0 else "MISSES"
