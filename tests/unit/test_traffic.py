@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcpx.wire import Request, TrafficLog, encode
+from mcpx.wire import Request, Response, TrafficLog, encode
 
 
 class FakeClock:
@@ -75,3 +75,39 @@ def test_an_answer_to_a_raw_request_is_linked_not_flagged() -> None:
     answer = log.received(b'{"jsonrpc":"2.0","id":"raw-1","result":{}}', "stdio")
     assert answer.flags == []
     assert answer.method == "ping"
+
+
+FRAMES = [
+    b'{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}',
+    b'{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"nope"}}',
+    b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}',
+    b'{"jsonrpc":"2.0","id":"s","method":"ping"}',
+    b'{"jsonrpc":"2.0","id":3,"result":{"n":123456789012345678901234567890}}',  # beyond 64 bits
+    b'{"jsonrpc":"2.0","id":4,"result":{"t":"a\xffb"}}',  # invalid UTF-8
+    b"Server starting on stdio...",  # not JSON
+    b'[{"jsonrpc":"2.0","id":5,"result":{}}]',  # a batch
+    b'{"id":6,"result":{}}',  # no "jsonrpc"
+    b'{"jsonrpc":"2.0","id":7,"result":NaN}',  # JSON orjson refuses
+    b"",
+]
+
+
+def test_a_received_frame_is_logged_as_the_full_decode_would_log_it() -> None:
+    """`received()` takes a short way for a well-formed frame (jsonrpc.decode_clean) and `decode()` for
+    anything odd: either way the event is the one the full decode makes, flags and exact bytes included."""
+    from mcpx.wire.jsonrpc import decode
+
+    short, full = TrafficLog(), TrafficLog()
+    for raw in FRAMES:
+        got, want = short.received(raw, "stdio"), full.received_decoded(decode(raw), "stdio")
+        assert (got.raw, got.message, got.flags, got.facts) == (
+            want.raw,
+            want.message,
+            want.flags,
+            want.facts,
+        )
+    unreadable = [e for e in short if any(f.startswith("not a JSON-RPC message") for f in e.flags)]
+    assert len(unreadable) == 4  # not JSON, the batch, no "jsonrpc", the empty line
+    (broken,) = [e for e in short if any("invalid UTF-8" in f for f in e.flags)]
+    assert "wire_base64" in broken.facts
+    assert short[4].message == Response(3, {"n": 123456789012345678901234567890})
