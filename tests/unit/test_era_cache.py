@@ -28,3 +28,12 @@ def test_entries_without_a_time_go_first_and_junk_is_no_verdict(tmp_path: Path) 
     kept = json.loads(path.read_text())
     assert len(kept) == MAX_VERDICTS and cache.get("https://example.test/mcp") == "modern"
     assert cache.get("junk0") is None
+
+
+def test_the_key_is_sha256_whichever_implementation_computes_it() -> None:
+    # the era cache hashes with Python's built-in SHA-256 where there is one (no OpenSSL set-up at start)
+    import hashlib
+
+    key = "python server.py --token=s3cr3t \udcff"
+    expected = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    assert EraCache.hashed(key) == expected
