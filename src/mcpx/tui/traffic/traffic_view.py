@@ -170,16 +170,20 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
         self.rebuild()
         self.post_message(self.FilterApplied(self, None))
 
+    def rebuild(self) -> None:
+        self._undecided.clear()  # (refilter finds them again, a piece at a time over a long log)
+        super().rebuild()
+
     def refilter(self, events: list[TrafficEvent]) -> array[int]:
         rows = array("l", self.polls.hide(self._matcher.scan(events)))
         if self._filter.depends_on_response:
             # requests still waiting may match once answered: ingest() checks them again then
             chosen = set(rows)
-            self._undecided = {
+            self._undecided.update(
                 e.seq
                 for e in events
                 if e.response_seq is None and type(e.message) is Request and e.seq not in chosen
-            }
+            )
         return rows
 
     @property

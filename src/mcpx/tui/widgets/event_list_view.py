@@ -1,12 +1,11 @@
 """`EventListView`: a Line API view over a `TrafficLog` (as toolong's LogLines is over a file).
 
 The view keeps only an array of the sequence numbers it shows; rows are rendered when they scroll into
-sight, and rendered strips are kept in an LRU cache. New events wake the view: a listener on the log
-notes each one (an append to a list) and arms one short timer, at most `PUMP_HZ` times a second, so a
-flood of frames costs one pass per tick, never a message per frame — and a quiet log costs nothing: no
-timer runs while nothing happens (an idle TUI must not use a core). The events noted are kept as
-objects until the pass, so it never reads them back from the log's spill file. Follow mode keeps the
-newest row in sight until the user scrolls up (End or `f` resumes it).
+sight, and rendered strips are kept in an LRU cache. New events come through a `LogFeed` (listening to the
+log, at most `PUMP_HZ` passes a second, a long way behind a piece at a time: `mcpx.tui.widgets.log_feed`),
+so a quiet log costs nothing and a flood one pass per tick. A new filter is applied the same way over a
+long log: the old rows stay on screen while the new ones are found a piece at a time. Follow mode keeps
+the newest row in sight until the user scrolls up (End or `f` resumes it).
 
 Subclasses say which events they show (`accepts`) and how a row looks (`render_row`, `row_key`).
 """
@@ -14,11 +13,10 @@ Subclasses say which events they show (`accepts`) and how a row looks (`render_r
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterable
-from time import monotonic
 from typing import ClassVar
 
-from rich.cells import set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events, on
@@ -32,51 +30,12 @@ from textual.scrollbar import ScrollDown, ScrollTo, ScrollUp
 from textual.strip import Strip
 from textual.widget import Widget
 
+from mcpx.tui.widgets.log_feed import PUMP_HZ, LogFeed
+from mcpx.tui.widgets.row_text import cell as cell
+from mcpx.tui.widgets.row_text import foreground as foreground
+from mcpx.tui.widgets.row_text import printable as printable
+from mcpx.tui.widgets.row_text import session_start as session_start
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
-
-PUMP_HZ = 20
-#: events one pump takes in at most: a view mounted over a long log (a 200 MB recording: 160,000 events,
-#: most on disk, each decoded again) catches up a piece at a time, keys handled and painted between pieces
-CATCH_UP = 2048
-#: seconds between two pieces: enough for the app to go idle and repaint, not enough to slow the catch-up
-CATCH_UP_PAUSE = 0.002
-#: events the listener holds for the next pump at most (more means the view is a long way behind)
-HELD_ARRIVALS = 2 * CATCH_UP
-#: control characters would reach the terminal: show them as their Unicode control pictures instead
-_CONTROL: dict[int, int | str] = {c: 0x2400 + c for c in range(32)}
-_CONTROL[127] = 0x2421
-_CONTROL_MULTILINE: dict[int, int | str] = {**_CONTROL, 10: 10, 9: "    "}
-
-
-def printable(text: str, multiline: bool = False) -> str:
-    """The text with control characters replaced by visible symbols (␛, ␉, …); `multiline` keeps line
-    breaks (and turns tabs into spaces)."""
-    return text.translate(_CONTROL_MULTILINE if multiline else _CONTROL)
-
-
-def foreground(widget: Widget, component: str) -> Style:
-    """A component class's colour and text style, without its background (so a cursor shows through).
-
-    Colours are resolved in full (translucent ones blended), which a partial style would not do.
-    """
-    full = widget.get_component_rich_style(component)
-    return Style(
-        color=full.color, bold=full.bold, italic=full.italic, underline=full.underline, reverse=full.reverse
-    )
-
-
-def session_start(log: TrafficLog) -> float:
-    """Time zero of the session's clock: its first event (the log may be created well before)."""
-    return log[0].mono if len(log) else log.started_mono
-
-
-def cell(text: str, width: int) -> str:
-    """Pad or crop `text` to exactly `width` cells (wide characters counted)."""
-    if width <= 0:
-        return ""
-    if len(text) > width * 2:  # don't measure a 10 MB line to show 40 cells of it
-        text = text[: width * 2]
-    return set_cell_size(text, width)
 
 
 class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
@@ -184,22 +143,20 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
         super().__init__(name=name, id=id, classes=classes)
         self.traffic = log
         self.rows: array[int] = array("l")
-        self._scanned = 0
         self._origin = 0
         self._accepts: Callable[[TrafficEvent], bool] = self.accepts
         self._strips: LRUCache[tuple[Hashable, ...], Strip] = LRUCache(2048)
         self._styles: dict[str, Style] = {}
         self._in_motion = False
-        #: events the listener saw since the last pass, and whether a pass is due
-        self._arrivals: list[TrafficEvent] = []
-        self._due = False
-        #: rows were added outside a pump (see `_arrived`): the next pump repaints
-        self._grown = False
-        #: taking in a long log a piece at a time (see CATCH_UP)
-        self._catching_up = False
         self._motion_due = False
-        self._last_pump = 0.0
-        self._unsubscribe: Callable[[], None] | None = None
+        self._feed = LogFeed(
+            self,
+            log,
+            take=self.ingest,
+            shown=self.rows_changed,
+            caught_up=lambda: self.post_message(self.CaughtUp()),
+            pump=lambda: self.pump(),
+        )
         self.set_reactive(EventListView.following, follow)
 
     # -- what subclasses decide ----------------------------------------------------------------------
@@ -240,79 +197,24 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
 
     # -- the pump ------------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        self._unsubscribe = self.traffic.subscribe(self._arrived)
-        self.pump()
+        self._feed.listen()
 
     def on_unmount(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
-
-    def _arrived(self, event: TrafficEvent) -> None:
-        arrivals = self._arrivals
-        arrivals.append(event)
-        if len(arrivals) >= HELD_ARRIVALS:
-            # many events before a pump could run (a big recording read in batches, a flood): holding
-            # them all until then would hold the whole recording as objects
-            if arrivals[0].seq == self._scanned:
-                # the view is up to date but for these: take them in now (a predicate each), the
-                # repaint waits for the pump
-                self._scanned = event.seq + 1
-                self._arrivals = []
-                self._grown = self.ingest(arrivals) or self._grown
-            else:  # the view is catching up on the log: the pieces will read these back from it
-                arrivals.clear()
-        if not self._due:
-            self._due = True
-            wait = self._last_pump + 1 / PUMP_HZ - monotonic()
-            if wait > 0:
-                self.set_timer(wait, self.pump, name="event-list-pump")
-            else:
-                self.call_later(self.pump)
+        self._feed.stop()
 
     def pump(self) -> None:
-        """Take in what the log gained since the last call; repaint if anything is new.
+        """Take in what the log gained since the last call; repaint if anything is new."""
+        self._feed.pump()
 
-        Events the listener handed over are taken as they are, however many (each costs a predicate);
-        only those it did not see (logged before the view listened, or let go of) are read from the
-        log, where old ones are decoded from disk again: a piece at a time when there are many."""
-        self._due = False
-        self._last_pump = monotonic()
-        total = len(self.traffic)
-        start = self._scanned
-        arrivals = self._arrivals
-        held = arrivals[0].seq if arrivals else total  # the arrivals are the log from `held` on, in order
-        if held > start + CATCH_UP:  # a long way behind: a piece now, the next after what is queued
-            self._scanned = start + CATCH_UP
-            self._due = self._catching_up = True
-            # after a pause, not at once: the screen repaints (a key's effect shows) between pieces
-            self.set_timer(CATCH_UP_PAUSE, self.pump, name="event-list-catch-up")
-            if self.ingest(self.traffic.between(start, start + CATCH_UP)):
-                self.rows_changed()
-            return
-        self._arrivals = []
-        grown, self._grown = self._grown, False
-        if total <= start:
-            if grown:
-                self.rows_changed()
-            return
-        self._scanned = total
-        if held > start:
-            new = self.traffic.between(start, held) + arrivals
-        else:  # (some were taken already: a rebuild read the log)
-            new = [event for event in arrivals if event.seq >= start]
-        if new and new[-1].seq + 1 < total:  # (the listener was not called for the last ones)
-            new += self.traffic.since(new[-1].seq + 1)
-        if self._catching_up:
-            self._catching_up = False
-            self.post_message(self.CaughtUp())
-        if self.ingest(new) or grown:
-            self.rows_changed()
+    @property
+    def _scanned(self) -> int:
+        """Events before this one have been offered to the view."""
+        return self._feed.scanned
 
     @property
     def catching_up(self) -> bool:
-        """The view is taking in a long log it was a long way behind on, a piece at a time."""
-        return self._catching_up
+        """The view is reading a long log a piece at a time (it was a long way behind, or a new filter)."""
+        return self._feed.catching_up
 
     def _keep_moving(self) -> None:
         self._motion_due = False
@@ -331,24 +233,32 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
         return array("l", [event.seq for event in events if accepts(event)])
 
     def rebuild(self) -> None:
-        """Recompute every row (after the filter or the scope changed), keeping the cursor's event."""
-        keep = self.rows[self.cursor] if self.cursor is not None and self.cursor < len(self.rows) else None
-        self._accepts = self.accepts
-        self._scanned = len(self.traffic)
-        self.rows = self.refilter(self.traffic.since(self._origin))
-        self._strips.clear()
-        if keep is not None:
-            from bisect import bisect_left
+        """Recompute every row (after the filter or the scope changed), keeping the cursor's event.
 
-            index = bisect_left(self.rows, keep)
-            self.set_reactive(EventListView.cursor, index if index < len(self.rows) else None)
-        self.rows_changed()
-        if self.cursor is not None and not self.following:
-            self._scroll_cursor_into_view(center=True)
+        Over a long log the rows are found a piece at a time (`LogFeed.refilter`), the old rows on
+        screen meanwhile."""
+        self._accepts = self.accepts
+        stop = len(self.traffic)
+
+        def done(rows: array[int]) -> None:
+            cursor = self.cursor  # (on the old rows, which stayed on screen: the user may have moved it)
+            keep = self.rows[cursor] if cursor is not None and cursor < len(self.rows) else None
+            # with the rows the feed added meanwhile (events from `stop` on, taken with the new filter)
+            rows.extend(seq for seq in self.rows if seq >= stop)
+            self.rows = rows
+            self._strips.clear()
+            if keep is not None:
+                index = bisect_left(rows, keep)
+                self.set_reactive(EventListView.cursor, index if index < len(rows) else None)
+            self.rows_changed()
+            if self.cursor is not None and not self.following:
+                self._scroll_cursor_into_view(center=True)
+
+        self._feed.refilter(self._origin, self.refilter, done)
 
     def clear(self) -> None:
         """Hide every event so far (the log itself keeps them: it is append-only)."""
-        self._origin = self._scanned = len(self.traffic)
+        self._origin = self._feed.skip_to(len(self.traffic))
         self.rows = array("l")
         self.set_reactive(EventListView.cursor, None)
         self.following = True
@@ -468,8 +378,6 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
 
     def select_seq(self, seq: int) -> bool:
         """Put the cursor on the event with this sequence number, if the view shows it."""
-        from bisect import bisect_left
-
         index = bisect_left(self.rows, seq)
         if index < len(self.rows) and self.rows[index] == seq:
             self.following = False
