@@ -267,12 +267,6 @@ class Client:
         on_progress: ProgressCallback | None = None,
     ) -> Any:
         """Send any method with any params (dressed by the era) and return the raw result."""
-
-        async def resend(extra: dict[str, Any]) -> Any:
-            # dressed again each time: a corrective retry may have changed the era's version
-            again = self.era.wrap(method, {**(params or {}), **extra} if extra else params)
-            return await self.peer.request(method, again, timeout=timeout, on_progress=on_progress)
-
         if method == "tools/call" and self.http is not None:
             await self.http.learn_tool(params)
         try:
@@ -286,8 +280,9 @@ class Client:
                 result = event.message.result  # type: ignore[union-attr]
             except SessionExpiredError as expired:
                 await self._renew(expired, epoch)
-                result = await resend({})
+                result = await self._resender(method, params, timeout, on_progress)({})
         except RpcError as exc:
+            resend = self._resender(method, params, timeout, on_progress)
             if exc.error_code == URL_ELICITATION_REQUIRED and "elicitation/create" in self._answers:
                 result = await after_urls(method, exc, resend, self.answer, self.traffic)
             else:
@@ -295,11 +290,30 @@ class Client:
         except StreamLostError as exc:
             # the handshake-free era cannot resume a broken stream: the spec says to send it anew
             self.traffic.info(f"{exc.message}; sending it again with a new id", "protocol", event="reissue")
-            result = await resend({})
+            result = await self._resender(method, params, timeout, on_progress)({})
         era = self.era
         if type(era) is LegacyEra or type(getattr(era, "chosen", None)) is LegacyEra:
             return result  # the handshake era never asks in a result (LegacyEra.settle): no coroutine for it
-        return await era.settle(method, params, result, resend, self.answer)
+        return await era.settle(
+            method, params, result, self._resender(method, params, timeout, on_progress), self.answer
+        )
+
+    def _resender(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        timeout: Timeout,
+        on_progress: ProgressCallback | None,
+    ) -> Callable[[dict[str, Any]], Awaitable[Any]]:
+        """How to send the request again (with `extra` params), for the paths that may: made only there,
+        since a closure in `request()` itself made every call allocate its captured variables' cells."""
+
+        async def resend(extra: dict[str, Any]) -> Any:
+            # dressed again each time: a corrective retry may have changed the era's version
+            again = self.era.wrap(method, {**(params or {}), **extra} if extra else params)
+            return await self.peer.request(method, again, timeout=timeout, on_progress=on_progress)
+
+        return resend
 
     async def _refresh_tools(self) -> None:
         await self.list_tools(refresh=True)
