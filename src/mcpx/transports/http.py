@@ -254,13 +254,12 @@ class HttpTransport(EventStreams):
         rid, doing = ex.rid, ex.doing
         stateless = mirrored is not None
         had_session = None if stateless else self.session_id
-        headers = (
-            self._post_headers()
-            if mirrored is None
-            else self._headers(POST_ACCEPT, content=True, mirrored=mirrored)
-        )
-        if passed:  # the host's own, over ours; the user's --header over both
-            headers = merged_headers(merged_headers(headers, passed), self.headers)
+        if mirrored is None:
+            headers = self._post_headers(passed)
+        else:
+            headers = self._headers(POST_ACCEPT, content=True, mirrored=mirrored)
+            if passed:  # the host's own, over ours; the user's --header over both
+                headers = merged_headers(merged_headers(headers, passed), self.headers)
         first_contact = not self._contacted
         # a request's reply may take as long as the tool (the peer's timer bounds it); a notification or an
         # answer is only handed over, and a server that holds on to it must not hold up the caller
@@ -407,13 +406,18 @@ class HttpTransport(EventStreams):
             base["Last-Event-ID"] = last_event_id
         return merged_headers(base, self.headers)
 
-    def _post_headers(self) -> httpx.Headers:
-        """`_headers()` of a handshake-era POST, built again only when what goes into it changed (the
-        session, the version, the user's headers): each build normalises every header anew."""
-        key = (self.session_id, self.protocol_version, tuple(self.headers.items()))
+    def _post_headers(self, passed: Mapping[str, str] | None = None) -> httpx.Headers:
+        """`_headers()` of a handshake-era POST with `passed` (a proxied host's headers) over them and the
+        user's over both, built again only when what goes into it changed (the session, the version,
+        the user's or the host's headers): each build normalises every header anew."""
+        passing = tuple(passed.items()) if passed else ()
+        key = (self.session_id, self.protocol_version, tuple(self.headers.items()), passing)
         cached = self._post_cache
         if cached is None or cached[0] != key:
-            cached = self._post_cache = (key, self._headers(POST_ACCEPT, content=True))
+            headers = self._headers(POST_ACCEPT, content=True)
+            if passed:
+                headers = merged_headers(merged_headers(headers, passed), self.headers)
+            cached = self._post_cache = (key, headers)
         return httpx.Headers(cached[1])  # a copy: whoever sends it may change it
 
     def _note_session(self, response: httpx.Response) -> None:

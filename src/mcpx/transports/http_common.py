@@ -397,8 +397,24 @@ def _reason(response: httpx.Response) -> str:
 
 
 def merged_headers(base: Mapping[str, str], user: Mapping[str, str]) -> httpx.Headers:
-    """`base` then the user's headers on top: a debugger must be able to send anything it is told to."""
-    headers = httpx.Headers(dict(base))
+    """`base` then the user's headers on top: a debugger must be able to send anything it is told to.
+
+    (As `Headers(dict(base))` and then `headers[name] = value` for each of the user's: a name the user
+    sets replaces the base's in its place, in the user's spelling. Written out, as httpx's own way cost
+    ~10 µs a POST: each look-up and assignment scans and decodes every header.)"""
+    items = list(base.items())  # (an httpx.Headers gives lower-case names, repeated ones joined)
+    where: dict[str, list[int]] = {}
+    for i, (name, _) in enumerate(items):
+        where.setdefault(name.lower(), []).append(i)
+    pairs: list[tuple[str, str] | None] = list(items)
     for name, value in user.items():
-        headers[name] = value
-    return headers
+        found = where.get(name.lower())
+        if found is None:
+            where[name.lower()] = [len(pairs)]
+            pairs.append((name, value))
+            continue
+        pairs[found[0]] = (name, value)
+        for i in found[1:]:  # (a plain dict may hold one name in two spellings: both go)
+            pairs[i] = None
+        del found[1:]
+    return httpx.Headers([pair for pair in pairs if pair is not None])
