@@ -8,7 +8,7 @@ import pytest
 from mcpx.errors import UsageError
 from mcpx.target import ServerSpec
 from mcpx.transports import open_transport
-from mcpx.transports.http_common import Inbox, answers, check_url, reach_error
+from mcpx.transports.http_common import Inbox, answers, check_url, merged_headers, reach_error
 from mcpx.transports.tap import TrafficTap
 from mcpx.wire import ErrorResponse, Notification, Response, TrafficLog
 from mcpx.wire.secret_policy import SecretPolicy, mask
@@ -146,3 +146,19 @@ def test_reach_error_names_timeouts_and_redirects() -> None:
     )
     redirects = reach_error(httpx.TooManyRedirects("x"), url, "").message
     assert "redirected more than 5 times" in redirects
+
+
+def test_merged_headers_put_the_users_over_the_base_in_place() -> None:
+    base = httpx.Headers([("Accept", "a/b"), ("X-Twice", "1"), ("X-Twice", "2"), ("Content-Type", "c/d")])
+    merged = merged_headers(base, {"accept": "e/f", "X-New": "n"})
+    # the base's names lower-cased and repeated ones joined; the user's spelling where it replaces one
+    assert merged.raw == [
+        (b"accept", b"e/f"),
+        (b"x-twice", b"1, 2"),
+        (b"content-type", b"c/d"),
+        (b"X-New", b"n"),
+    ]
+    # a plain dict may hold one name in two spellings: the user's value replaces both, where the first was
+    merged = merged_headers({"X-A": "1", "Y": "2", "x-a": "3"}, {"x-A": "4"})
+    assert merged.raw == [(b"x-A", b"4"), (b"Y", b"2")]
+    assert merged_headers({"X-A": "1"}, {}).raw == [(b"X-A", b"1")]
