@@ -59,7 +59,8 @@ def _call(app: InspectApp, name: str, args: dict[str, Any] | None = None) -> Wor
 
 
 async def _screen(pilot: Any, app: InspectApp, kind: type[AskScreen]) -> Any:
-    await _until(pilot, lambda: isinstance(app.screen, kind), kind.__name__)
+    # is_mounted: composed too (a screen is app.screen as soon as it is pushed, its widgets come later)
+    await _until(pilot, lambda: isinstance(app.screen, kind) and app.screen.is_mounted, kind.__name__)
     await pilot.pause()
     return app.screen
 
@@ -254,8 +255,16 @@ async def test_sdk_questions_asked_at_once_wait_in_a_queue(era: str) -> None:
                 screen.query_one("#sampling-text", TextArea).text = "Paris"
                 await pilot.press("ctrl+s")
             if screen is first:
+                # the next screen once it is composed: a pushed screen is app.screen before its widgets
+                # exist (on a loaded machine the query of #sampling-text came first: NoMatches)
                 await _until(
-                    pilot, lambda: app.screen is not first and isinstance(app.screen, AskScreen), "next"
+                    pilot,
+                    lambda: (
+                        app.screen is not first
+                        and isinstance(app.screen, AskScreen)
+                        and app.screen.is_mounted
+                    ),
+                    "next",
                 )
         assert "booked 3 seats for Ann (window=True, meal=veg)" in await _result_text(pilot, booking)
         assert "model mcpx-human said: Paris" in await _result_text(pilot, sampling)

@@ -79,7 +79,11 @@ async def test_app_links_and_the_app_resource(tmp_path: Path, monkeypatch: pytes
         await select(pilot, app, "resources", VIEWER)
         panel = app.query_one(ResourcePanel)
         panel.query_one("#resource-read", Button).press()
-        await wait_for(pilot, lambda: bool(panel.query(AppResourceView)) and bool(panel.query(TextBody)))
+        # the view once composed (is_mounted): it is in the DOM before its facts are (NoMatches under load)
+        await wait_for(
+            pilot,
+            lambda: any(v.is_mounted for v in panel.query(AppResourceView)) and bool(panel.query(TextBody)),
+        )
         view = panel.query_one(AppResourceView)
         html = panel.query_one(ResourceContentsView).contents["text"]
         assert view.html == html.encode() and len(view.html) > 1_000_000
