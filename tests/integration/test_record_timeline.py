@@ -48,7 +48,7 @@ async def test_listings_count_from_their_last_page_and_moments_find_them(tmp_pat
     assert timeline.listing_at("prompts", len(log) - 1) is None  # never listed: unknown, not empty
 
     [ping] = [e.seq for e in log if e.direction == "out" and e.method == "ping"]
-    assert timeline.calls == [ping] and timeline.calls_until(ping - 1) == []
+    assert list(timeline.calls) == [ping] and list(timeline.calls_until(ping - 1)) == []
     end = len(log) - 1
     exited = timeline.exit_at(end)
     assert exited is not None and exited.facts.get("expected") is True

@@ -11,6 +11,7 @@ before its first listing a catalogue is unknown (None), which is not the same as
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
@@ -45,8 +46,9 @@ class Timeline:
         self.openings: list[int] = []
         #: seqs of `exited` process facts
         self.exits: list[int] = []
-        #: seqs of the client's requests that did work (calls, reads, gets…; not lists nor plumbing)
-        self.calls: list[int] = []
+        #: seqs of the client's requests that did work (calls, reads, gets…; not lists nor plumbing); an
+        #: array: a 200 MB recording has 80,000 of them (a list of ints held 2.4 MB, this 0.6)
+        self.calls: array[int] = array("l")
 
     def scan(self) -> int:
         """Index the events the log gained since the last scan; returns how many there were."""
@@ -104,6 +106,6 @@ class Timeline:
         opened = self.opening_at(seq)
         return self.log[exited] if opened is None or exited > opened.seq else None
 
-    def calls_until(self, seq: int) -> list[int]:
+    def calls_until(self, seq: int) -> array[int]:
         """The client's working requests sent at or before `seq`, oldest first."""
         return self.calls[: bisect_right(self.calls, seq)]
