@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import BinaryIO, Protocol
 
 from mcpx.transports.stdio_server import _BlockingWriter, _streams, _Writer
+from mcpx.wire import Message
 
 #: one frame of the host's, with the request headers to pass on with it (HTTP hosts; None over stdio)
 FrameSink = Callable[[bytes, "Mapping[str, str] | None"], None]
@@ -31,8 +32,9 @@ class HostEnd(Protocol):
 
     async def start(self, on_frame: FrameSink) -> None: ...
 
-    def write(self, frame: bytes) -> bool:
-        """Hand the host one frame of the server's; False once the host no longer reads."""
+    def write(self, frame: bytes, message: Message | None = None) -> bool:
+        """Hand the host one frame of the server's (`message`: its decode, when known); False once the
+        host no longer reads."""
         ...
 
     def close_output(self) -> None: ...
@@ -129,7 +131,7 @@ class HostSide:
         if self.on_full is not None:
             self.on_full(full)
 
-    def write(self, frame: bytes) -> bool:
+    def write(self, frame: bytes, message: Message | None = None) -> bool:
         """Write one frame (with its newline); False once the host no longer reads.
 
         The frames of one loop step go out in one write, after the step's callbacks have run: a read of

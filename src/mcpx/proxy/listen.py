@@ -45,10 +45,12 @@ from mcpx.proxy.forward import HeaderFilter
 from mcpx.proxy.host import FrameSink
 from mcpx.proxy.http_conn import HostConnection, Stream
 from mcpx.proxy.http_wire import HttpRequest
-from mcpx.wire import TrafficLog
+from mcpx.wire import ErrorResponse, Message, Notification, Request, Response, TrafficLog
 
 #: server messages kept for a GET stream that is not open yet
 BACKLOG = 1_000
+#: host header lines remembered as shown before the memory starts again
+SHOWN_LINES = 512
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -82,6 +84,9 @@ class HttpHost:
         self._legacy_session = ""
         self._backlog: deque[bytes] = deque(maxlen=BACKLOG)
         self._session = uuid.uuid4().hex
+        #: host header lines as shown, while the secret policy stays as it was (`_shown`)
+        self._shown_lines: dict[tuple[str, str], str] = {}
+        self._shown_under: tuple[object, object] = (None, None)
         self.connections: set[HostConnection] = set()
         #: never set by the host (HTTP hosts come and go per request): the proxy runs until stopped
         self.gone = asyncio.Event()
@@ -99,13 +104,17 @@ class HttpHost:
         self.url = f"http://{shown}:{port}/mcp"
 
     # -- server → host -------------------------------------------------------------------------------
-    def write(self, frame: bytes) -> bool:
-        try:
-            message = orjson.loads(frame)
-        except orjson.JSONDecodeError:
-            message = None
-        if isinstance(message, dict) and "method" not in message and message.get("id") is not None:
-            key = _key(message["id"])
+    def write(self, frame: bytes, message: Message | None = None) -> bool:
+        """One frame of the server's; `message`, its decode where the caller has it (it spares parsing
+        the frame again to find the id it answers: a large result's whole JSON)."""
+        if isinstance(message, (Response, ErrorResponse)):
+            rid: object = message.id
+        elif isinstance(message, (Request, Notification)):
+            rid = None
+        else:  # not decoded, or malformed: a dict with an id and no method still answers that id
+            rid = _answered(frame)
+        if rid is not None:
+            key = _key(rid)
             stream = self._answers.pop(key, None)
             if stream is not None:
                 assert stream.ids is not None
@@ -147,14 +156,13 @@ class HttpHost:
 
     # -- host → server -------------------------------------------------------------------------------
     def answer(self, connection: HostConnection, request: HttpRequest) -> None:
-        method, headers = request.method, request.headers
-        self._log.secrets.learn_headers(headers)  # before anything shows them: masked from here on
+        method = request.method
         self._log.info(
             f"host {method} {request.target}",
             "http",
             event="host-request",
             method=method,
-            headers=self._log.secrets.headers(headers, request=True),
+            headers=self._shown(request.headers),
         )
         origin = request.header("origin")
         if origin is not None and urlsplit(origin).hostname not in ("localhost", "127.0.0.1", "::1"):
@@ -175,6 +183,29 @@ class HttpHost:
             connection.reply(request, 200)
         else:
             connection.reply(request, 405, b"Method Not Allowed")
+
+    def _shown(self, headers: list[tuple[str, str]]) -> dict[str, str]:
+        """The host's headers as logged: learned by the secret policy first (masked from then on, wherever
+        they come back), then masked. A host sends the same header lines request after request: each
+        line's masking is remembered while the policy stays as it was (as the HTTP tap does)."""
+        policy = self._log.secrets
+        shown = self._shown_lines
+        if not shown.keys() >= set(headers):
+            policy.learn_headers(headers)
+            if len(shown) > SHOWN_LINES:
+                shown.clear()
+        ordered, named = policy.generation
+        if ordered is not self._shown_under[0] or named is not self._shown_under[1]:
+            shown.clear()
+            self._shown_under = (ordered, named)
+        out: dict[str, str] = {}
+        for line in headers:
+            value = shown.get(line)
+            if value is None:
+                value = shown[line] = policy.header(line[0], line[1], request=True)
+            name = line[0]
+            out[name] = f"{out[name]}, {value}" if name in out else value
+        return out
 
     def _post(self, connection: HostConnection, request: HttpRequest) -> None:
         body = request.body
@@ -250,6 +281,17 @@ class HttpHost:
         connection.reply(request, 202, b"Accepted")  # before the answer can come on the stream
         assert self._on_frame is not None
         self._on_frame(_one_line(request.body), self._passing(request.headers))
+
+
+def _answered(frame: bytes) -> object:
+    """The id a frame answers (one with an id and no method), or None."""
+    try:
+        message = orjson.loads(frame)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(message, dict) and "method" not in message:
+        return message.get("id")
+    return None
 
 
 def _one_line(body: bytes) -> bytes:

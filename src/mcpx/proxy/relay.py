@@ -133,7 +133,7 @@ class Proxy:
                 self.log.flag(
                     event, "relayed to the host with its line breaks as spaces (stdio frames are one line)"
                 )
-            self.host.write(data)
+            self.host.write(data, event.message)
         except Exception as exc:
             self._failed("relaying a frame from the server", exc)
 
