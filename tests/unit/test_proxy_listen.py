@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from mcpx.proxy.listen import HttpHost
 from mcpx.wire import TrafficLog
+from mcpx.wire.jsonrpc import decode
 
 
 def post(body: bytes, *extra: bytes) -> bytes:
@@ -42,13 +43,17 @@ async def test_answers_in_order_json_or_a_stream_and_hosts_that_close_or_leave()
         assert b'"id":1' in await next_relayed()
         await asyncio.sleep(0.05)
         assert relayed.empty()  # the second is not relayed before the first is answered
-        host.write(b'{"jsonrpc":"2.0","id":1,"result":{}}')
+        answer = b'{"jsonrpc":"2.0","id":1,"result":{}}'
+        host.write(answer, decode(answer).message)  # (routed by the relay's decode)
         head = await read_until(reader, b"\r\n\r\n")
         assert b"Content-Type: application/json" in head and b"Content-Length: 36" in head
         assert await reader.readexactly(36) == b'{"jsonrpc":"2.0","id":1,"result":{}}'
         assert b'"id":2' in await next_relayed()
         host.write(b'{"jsonrpc":"2.0","method":"notifications/progress","params":{}}')
-        host.write(b'{"id":2,"result":{}}')  # a notification came first: an event stream of both
+        # a notification came first: an event stream of both; a malformed answer (no "jsonrpc") still
+        # answers its id
+        malformed = b'{"id":2,"result":{}}'
+        host.write(malformed, decode(malformed).message)
         head = await read_until(reader, b"\r\n\r\n")
         assert b"text/event-stream" in head and b"chunked" in head
         body = await read_until(reader, b"0\r\n\r\n")
