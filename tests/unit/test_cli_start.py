@@ -14,7 +14,18 @@ from mcpx.cli import light_params
 ECHO = str(Path(__file__).resolve().parents[2] / "benchmarks" / "echo_server.py")
 
 
-HEAVY = ("pydantic", "typer", "httpx", "textual", "rich", "uvloop", "hashlib")
+HEAVY = (
+    "pydantic",
+    "typer",
+    "httpx",
+    "textual",
+    "rich",
+    "uvloop",
+    "hashlib",
+    "pathlib",
+    "urllib",
+    "ipaddress",
+)
 
 
 def test_mcpx_call_runs_without_importing_pydantic_typer_or_the_other_commands() -> None:
@@ -34,7 +45,8 @@ def test_mcpx_call_runs_without_importing_pydantic_typer_or_the_other_commands()
     loaded = eval(run.stderr.strip().splitlines()[-1])  # the list printed at exit
     # pydantic: light_params.py; typer: call_argv.py (a plain `mcpx call` is read without it); httpx: a
     # stdio target needs no HTTP; textual, rich: the TUI's; uvloop: one request gains less than it costs;
-    # hashlib: OpenSSL's digests set up for the era cache's one SHA-256 (auto.py's _sha256_hex)
+    # hashlib: OpenSSL's digests set up for the era cache's one SHA-256 (auto.py's _sha256_hex);
+    # pathlib, urllib.parse (→ ipaddress): ~15 ms of CPU for a run that saves one file (secret_policy.py)
     assert not [m for m in loaded if m.split(".")[0] in HEAVY]
     # no other command's module: each run imports only the command it runs
     others = {

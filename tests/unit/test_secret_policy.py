@@ -142,9 +142,12 @@ def test_private_files_and_folders(tmp_path: Path) -> None:
         assert stat.S_IMODE(target.stat().st_mode) == 0o600
         assert stat.S_IMODE((tmp_path / "a").stat().st_mode) == 0o700
         assert stat.S_IMODE((tmp_path / "a" / "b").stat().st_mode) == 0o700
+        write_private(f"{tmp_path}/c/d/e.json", b"[]")
+        assert (tmp_path / "c" / "d" / "e.json").read_bytes() == b"[]"  # a str path, bytes, two new folders
+        assert stat.S_IMODE((tmp_path / "c").stat().st_mode) == 0o700
         mine = tmp_path / "wide"
         mine.mkdir(mode=0o755)
-        private_dir(mine)
+        assert private_dir(mine) == mine
         assert stat.S_IMODE(mine.stat().st_mode) == 0o755  # a folder the user made is left alone
         private_dir(mine, tighten=True)
         assert stat.S_IMODE(mine.stat().st_mode) == 0o700

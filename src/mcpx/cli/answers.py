@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 from mcpx.errors import RpcError, UsageError
 from mcpx.protocol.client import ServerRequestHandler
@@ -20,13 +18,14 @@ USER_REJECTED = -1
 
 
 def _load_json(spec: str, flag: str) -> Any:
-    path = Path(spec[1:])
+    path = spec[1:]
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as file:
+            return json.loads(file.read())
     except FileNotFoundError:
-        raise UsageError(f"{flag}: the file {str(path)!r} does not exist") from None
+        raise UsageError(f"{flag}: the file {path!r} does not exist") from None
     except (OSError, ValueError) as exc:
-        raise UsageError(f"{flag}: cannot read JSON from {str(path)!r}: {exc}") from None
+        raise UsageError(f"{flag}: cannot read JSON from {path!r}: {exc}") from None
 
 
 def _note(text: str) -> None:
@@ -73,6 +72,8 @@ def elicitation_handler(spec: str | None) -> ServerRequestHandler:
 
 
 async def _url_elicitation(params: dict[str, Any]) -> dict[str, Any]:
+    from urllib.parse import urlparse
+
     url = str(params.get("url", ""))
     host = urlparse(url).hostname or "?"
     _note(f"the server asks you to open {url} (host {host}): {params.get('message', '')}")
@@ -114,6 +115,9 @@ def sampling_handler(spec: str | None) -> ServerRequestHandler:
 def roots_from_flags(items: list[str] | None) -> list[dict[str, Any]] | None:
     if not items:
         return None
+    from pathlib import Path  # only with --root: `mcpx call` imports neither otherwise
+    from urllib.parse import urlparse
+
     roots = []
     for item in items:
         uri = item if "://" in item else Path(item).resolve().as_uri()

@@ -30,9 +30,14 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
-from typing import Any
-from urllib.parse import quote, quote_plus, unquote, urlsplit, urlunsplit
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# pathlib and urllib.parse (which loads ipaddress) cost ~9 and ~6 ms of CPU on top of asyncio's imports,
+# and `mcpx call` over a pipe needs neither: the file functions below work in os.path's words, and the
+# URL functions import urllib.parse when first called (a URL target's connection loads it anyway)
 
 MASK = "••••"
 #: request headers shown as they are: they carry no credential (everything else is masked)
@@ -143,6 +148,8 @@ def looks_secret(name: str) -> bool:
 
 def secret_param(name: str) -> bool:
     """A URL query parameter (or form field) whose value is a secret."""
+    from urllib.parse import unquote
+
     return bool(_SECRET_PARAM_NAME.compiled.match(unquote(name)))
 
 
@@ -155,6 +162,7 @@ def mask_query(text: str) -> str:
     """`a=1&api_key=XYZ` → `a=1&api_key=••••` (a query string or a form body; other bytes kept)."""
     if "=" not in text:
         return text
+    from urllib.parse import unquote
 
     def masked(match: re.Match[str]) -> str:
         name, value = match.group("name"), match.group("value")
@@ -170,6 +178,8 @@ def mask_url(url: str) -> str:
     form body gets its secret values masked)."""
     if "://" not in url:
         return mask_query(url)
+    from urllib.parse import urlsplit, urlunsplit
+
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -184,6 +194,8 @@ def mask_url(url: str) -> str:
 
 def url_secrets(url: str) -> list[str]:
     """The secret values a URL carries: its userinfo's password (and user) and secret query values."""
+    from urllib.parse import unquote, urlsplit
+
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -202,6 +214,8 @@ def url_secrets(url: str) -> list[str]:
 
 def spellings(value: str) -> set[str]:
     """How a value may be written in traffic: as is, JSON-escaped (once, twice), URL-encoded."""
+    from urllib.parse import quote, quote_plus
+
     once = json.dumps(value)[1:-1]
     forms = {value, once, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(once)[1:-1]}
     forms.update({quote(value, safe=""), quote_plus(value, safe="")})
@@ -447,15 +461,30 @@ def private_dir(path: str | os.PathLike[str], *, tighten: bool = False) -> Path:
     """Make `path` a directory, each folder it creates only its owner can enter (0700). `tighten`: also
     take group/other access away from an existing `path` (mcpx's own cache and data folders, never a folder
     the user chose)."""
-    folder = Path(path).expanduser()
-    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    from pathlib import Path
+
+    return Path(_private_dir(path, tighten))
+
+
+def _private_dir(path: str | os.PathLike[str], tighten: bool) -> str:
+    # in os.path's words, not pathlib's: `write_private` saves the era cache on `mcpx call`'s path
+    folder = os.path.expanduser(os.fspath(path))
+    folder = folder.rstrip("/") or folder  # "a/b/" is "a/b" (and "/" stays)
+    missing: list[str] = []
+    part = folder
+    while part and not os.path.exists(part):
+        missing.append(part)
+        parent = os.path.dirname(part)
+        if parent == part:
+            break
+        part = parent
     for part in reversed(missing):
         with contextlib.suppress(FileExistsError):
-            part.mkdir(mode=0o700)
+            os.mkdir(part, 0o700)
     if tighten:
         try:
-            if folder.stat().st_mode & 0o077:
-                folder.chmod(0o700)
+            if os.stat(folder).st_mode & 0o077:
+                os.chmod(folder, 0o700)
         except OSError:
             pass  # not ours to change: the files in it are still 0600
     return folder
@@ -464,9 +493,10 @@ def private_dir(path: str | os.PathLike[str], *, tighten: bool = False) -> Path:
 def write_private(path: str | os.PathLike[str], data: str | bytes, *, tighten: bool = False) -> None:
     """Write a file only its owner can read (0600), atomically (tmp + rename); missing folders are made
     0700 (`tighten`: see `private_dir`)."""
-    target = Path(path)
-    private_dir(target.parent, tighten=tighten)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    target = os.fspath(path)
+    folder, name = os.path.split(target)
+    _private_dir(folder or ".", tighten)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     payload = data.encode("utf-8") if isinstance(data, str) else data
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
     try:
