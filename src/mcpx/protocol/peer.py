@@ -224,6 +224,7 @@ class Peer:
         # only a send over HTTP may run an OAuth sign-in that waits on a person (`waiting_on_a_person`);
         # over a pipe, setting the context variable would be two operations per call for nothing
         sending = _SENDING.set(self) if self._send_streams_answer else None
+        event: TrafficEvent | None = None
         try:
             if self._send_streams_answer:
                 await send_racing(
@@ -266,8 +267,10 @@ class Peer:
         finally:
             if sending is not None:
                 _SENDING.reset(sending)
-            if pending.future.done() and not pending.future.cancelled():
-                pending.future.exception()  # retrieved: a timeout that raced our cancellation is no error
+            # retrieved: a timeout that raced our cancellation is no error (an answered call took its
+            # result, and skips the three calls this costs)
+            if event is None and pending.future.done() and not pending.future.cancelled():
+                pending.future.exception()
             self._pending.pop(rid, None)
             if pending.progress_token is not None:
                 self._progress.pop(pending.progress_token, None)
