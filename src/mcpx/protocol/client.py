@@ -1,6 +1,6 @@
 """The MCP client the faces use: connect, typed calls for every client→server method, pagination and
 cached lists refreshed on `list_changed` (`Catalogue`, in catalogue.py), progress callbacks, and handlers
-for what the server asks.
+for what the server asks (`ServerAsks`, in server_asks.py).
 
 Every method has a raw twin (`request()`, `list_all()`), so a face can show exactly what came back.
 
@@ -23,9 +23,11 @@ from mcpx.protocol.eras import ClientIdentity, Era, LegacyEra, Opened
 from mcpx.protocol.facade import Session
 from mcpx.protocol.modern import HttpMirror
 from mcpx.protocol.names import ListName
-from mcpx.protocol.peer import IncomingRequest, NotificationHandler, Peer, ProgressCallback
+from mcpx.protocol.options import ServerRequestHandler
+from mcpx.protocol.peer import NotificationHandler, Peer, ProgressCallback
+from mcpx.protocol.server_asks import ServerAsks
 from mcpx.protocol.subscriptions import Watch
-from mcpx.protocol.tasks import Tasks, TaskServer
+from mcpx.protocol.tasks import Tasks
 from mcpx.protocol.url_elicitation import RETRY_KEY, URL_ELICITATION_REQUIRED, after_urls
 from mcpx.transports.base import HeaderMirroring, ProtocolVersionAware, StreamLostError, Transport
 from mcpx.wire import TrafficEvent, TrafficLog
@@ -44,7 +46,6 @@ if TYPE_CHECKING:  # the typed views load pydantic, which connecting and raw req
         Tool,
     )
 
-ServerRequestHandler = Callable[[Any], Awaitable[Any]]
 _T = TypeVar("_T")
 
 
@@ -88,37 +89,15 @@ class Client:
         self.era: Era = era or AutoEra()
         self.timeout = timeout
         self.connect_timeout = connect_timeout if connect_timeout is not None else timeout
-        self.roots = roots
-        #: how many times the server asked for the roots
-        self.roots_asked = 0
-        capabilities: dict[str, Any] = {}
-        #: one set of handlers for what the server asks: legacy server→client requests and modern
-        #: input requests alike
-        self._answers: dict[str, ServerRequestHandler] = {}
-        if roots is not None:
-            capabilities["roots"] = {"listChanged": True}
-            self._answers["roots/list"] = self._answer_roots
-        if on_elicit is not None:
-            capabilities["elicitation"] = {"form": {}, "url": {}}
-            self._answers["elicitation/create"] = self._patient(on_elicit)
-        if on_sample is not None:
-            capabilities["sampling"] = dict(sampling or {})
-            self._answers["sampling/createMessage"] = self._patient(on_sample)
         #: the session's tasks (calling tools as tasks), and the ones the server asks of us
         self.tasks = Tasks(lambda: self.opened, self.request, self.peer.on_notification)
-        if self._answers.keys() & {"sampling/createMessage", "elicitation/create"}:
-            served = TaskServer(self.tasks)
-            capabilities["tasks"] = TaskServer.capability(list(self._answers))
-            for method in ("sampling/createMessage", "elicitation/create"):
-                if method in self._answers:
-                    self._answers[method] = served.wrap(method, self._answers[method])
-            for name in ("get", "result", "list", "cancel"):
-                self.peer.on_request(f"tasks/{name}", _adapt(getattr(served, name)))
-        for method, handler in self._answers.items():
-            self.peer.on_request(method, _adapt(handler))
+        #: what the server may ask and how this client answers (server_asks.py)
+        self.asks = ServerAsks(
+            self.peer, self.tasks, roots=roots, on_elicit=on_elicit, on_sample=on_sample, sampling=sampling
+        )
         self.identity = ClientIdentity(
             info=client_info or {"name": "mcpx", "title": "mcpx inspector", "version": __version__},
-            capabilities=capabilities,
+            capabilities=self.asks.capabilities,
         )
         self.opened: Opened | None = None
         #: bumped each time a new session replaces one the server forgot
@@ -283,7 +262,7 @@ class Client:
                 result = await self._resender(method, params, timeout, on_progress)({})
         except RpcError as exc:
             resend = self._resender(method, params, timeout, on_progress)
-            if exc.error_code == URL_ELICITATION_REQUIRED and "elicitation/create" in self._answers:
+            if exc.error_code == URL_ELICITATION_REQUIRED and "elicitation/create" in self.asks.handlers:
                 result = await after_urls(method, exc, resend, self.answer, self.traffic)
             else:
                 result = await self.era.recover(method, exc, resend, self._refresh_tools)
@@ -320,10 +299,7 @@ class Client:
 
     async def answer(self, method: str, params: Any) -> Any:
         """Answer one thing the server asks with the handlers this client was given."""
-        handler = self._answers.get(method)
-        if handler is None:
-            raise McpxError(f"the server asked for {method}, which this client was not set up to answer")
-        return await handler(params)
+        return await self.asks.answer(method, params)
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         await self._in_session(lambda: self.peer.notify(method, params))
@@ -431,35 +407,24 @@ class Client:
     def on_notification(self, method: str | None, handler: NotificationHandler) -> Callable[[], None]:
         return self.peer.on_notification(method, handler)
 
-    # -- what the server asks ------------------------------------------------------------------------
-    async def _answer_roots(self, params: Any) -> dict[str, Any]:
-        self.roots_asked += 1
-        return {"roots": list(self.roots or [])}
+    # -- what the server asks (server_asks.py) -------------------------------------------------------
+    @property
+    def roots(self) -> list[dict[str, Any]] | None:
+        return self.asks.roots
+
+    @property
+    def roots_asked(self) -> int:
+        """How many times the server asked for the roots."""
+        return self.asks.roots_asked
 
     async def set_roots(self, roots: list[dict[str, Any]]) -> bool:
         """Change the roots this client advertises; True when the server was told (legacy era only:
         2026-07-28 has no `notifications/roots/list_changed`, servers ask again when they need them)."""
-        self.roots = roots
-        if self.opened is None or self.opened.era != "legacy" or "roots/list" not in self._answers:
+        self.asks.roots = roots
+        if self.opened is None or self.opened.era != "legacy" or "roots/list" not in self.asks.handlers:
             return False
         await self.notify("notifications/roots/list_changed")
         return True
 
-    def _patient(self, handler: ServerRequestHandler) -> ServerRequestHandler:
-        """A handler that may wait on a person: no request of ours times out meanwhile."""
 
-        async def answer(params: Any) -> Any:
-            with self.peer.hold_timers():
-                return await handler(params)
-
-        return answer
-
-
-def _adapt(handler: ServerRequestHandler) -> Callable[[Any, IncomingRequest], Awaitable[Any]]:
-    async def answer(params: Any, request: IncomingRequest) -> Any:
-        return await handler(params)
-
-    return answer
-
-
-__all__ = ["RETRY_KEY", "Client", "RpcError"]
+__all__ = ["RETRY_KEY", "Client", "RpcError", "ServerRequestHandler"]
