@@ -17,12 +17,20 @@ itself). Callers escape server text once, where it meets the terminal, and add t
 
 from __future__ import annotations
 
+import functools
 import re
 
 # C0 but tab and newline, CR not followed by LF, DEL, C1, bidi embeddings/overrides/isolates and marks.
-_CONTROL = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)"
-)
+_CONTROLS = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)"
+# what json.dumps(ensure_ascii=False) leaves raw: it escapes C0 itself, never DEL, C1 or bidi controls
+_JSON_CONTROLS = "[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    # compiled when first needed: the three classes cost ~1.5 ms of every `mcpx call`'s start-up, whose
+    # output is usually plain ASCII and then never reaches a regular expression
+    return re.compile(pattern)
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -45,27 +53,26 @@ def escape_controls(text: str) -> str:
         if not left:
             return text
         if left.strip(b"\r"):  # something other than CRs: escape for sure
-            return _CONTROL.sub(_escape, text)
+            return _compiled(_CONTROLS).sub(_escape, text)
     # CRs only (CRLF line ends are kept), or non-ASCII text: the regex decides
-    if _CONTROL.search(text) is None:
+    if _compiled(_CONTROLS).search(text) is None:
         return text
-    return _CONTROL.sub(_escape, text)
-
-
-# what json.dumps(ensure_ascii=False) leaves raw: it escapes C0 itself, never DEL, C1 or bidi controls
-_JSON_LEFT = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+    return _compiled(_CONTROLS).sub(_escape, text)
 
 
 def escape_json_controls(json_text: str) -> str:
     """JSON text (from json.dumps) with the control characters it still holds written as `\\uXXXX`: the same
     JSON value, safe on a terminal. Such characters can only stand inside strings, where `\\u` is valid."""
-    if _JSON_LEFT.search(json_text) is None:
+    if json_text.isascii() and "\x7f" not in json_text:
+        return json_text  # the usual answer, without a regular expression
+    left = _compiled(_JSON_CONTROLS)
+    if left.search(json_text) is None:
         return json_text
-    return _JSON_LEFT.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
+    return left.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
 
 
 # C1 and the bidi controls: a full-screen app (Textual) never writes them itself; all of them come from text
-_C1_AND_BIDI = re.compile("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_C1_AND_BIDI = "[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 _C1_AND_BIDI_CHARS = tuple(
     [chr(code) for code in range(0x80, 0xA0)]
     + ["\u061c", "\u200e", "\u200f"]
@@ -81,9 +88,9 @@ def drop_c1_and_bidi(screen_output: str) -> str:
     TUI's own business: Textual writes its escape sequences in 7-bit form, never in C1.)"""
     if screen_output.isascii() or not any(char in screen_output for char in _C1_AND_BIDI_CHARS):
         return screen_output  # 44 substring scans cost ~3x less than the regex on a 20 KB frame
-    return _C1_AND_BIDI.sub("", screen_output)
+    return _compiled(_C1_AND_BIDI).sub("", screen_output)
 
 
 def has_controls(text: str) -> bool:
     """Whether `escape_controls` would change `text` (tests and the check that flags such text)."""
-    return _CONTROL.search(text) is not None
+    return _compiled(_CONTROLS).search(text) is not None
