@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 from mcpx.wire.secret_policy import (
+    MASK,
     SecretPolicy,
     looks_secret,
     mask,
@@ -196,3 +197,17 @@ def test_fragments_mask_the_pieces_of_a_secret_a_wrap_cut_over_two_lines() -> No
     for line in ("a word sk-lived here", "x56789y and 2345678", "short sk- and 789"):
         assert policy.fragments(line) == line
     assert SecretPolicy().fragments(first) == first  # nothing known, nothing changed
+
+
+def test_facts_remembered_as_shown_are_masked_again_once_a_secret_is_learned() -> None:
+    policy = SecretPolicy()
+    facts = {"event": "http-request", "headers": {"x-tenant": "tenant-secret-77", "accept": "a/b"}}
+    assert policy.facts(facts) is facts  # nothing to mask: the same dict
+    again = policy.facts({"headers": {"x-tenant": "tenant-secret-77"}})
+    assert again["headers"]["x-tenant"] == "tenant-secret-77"
+    policy.add("tenant-secret-77")  # (a host sent it in a header that is not harmless)
+    shown = policy.facts(facts)
+    assert shown is not facts and MASK in shown["headers"]["x-tenant"] and shown["headers"]["accept"] == "a/b"
+    assert facts["headers"]["x-tenant"] == "tenant-secret-77"  # the log's own facts are never changed
+    policy.name_headers(["accept"])  # a header named secret: masked by name from now on
+    assert policy.facts(facts)["headers"]["accept"] == mask("a/b")

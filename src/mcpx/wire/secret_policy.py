@@ -245,6 +245,12 @@ def _run_start(line: str, end: int) -> int:
     return begin
 
 
+#: `SecretPolicy.value()` remembers its verdicts on dict values up to this long, this many of them
+LEAF_MEMO_CHARS = 256
+LEAF_MEMO_SIZE = 2048
+_UNSEEN = object()
+
+
 def _hinted(low: str) -> bool:
     """A cheap first look: most frames hold none of these words and skip the regexes."""
     return (
@@ -268,6 +274,11 @@ class SecretPolicy:
         self._literals: set[str] = set()
         self._ordered: list[str] = []
         self.secret_headers: frozenset[str] = CREDENTIAL_HEADERS
+        #: `value()`'s verdicts on the short strings of dicts, by key: the masked text, or None for "as it
+        #: is". Facts repeat the same names and header values event after event (a recording masks every
+        #: event's), and each verdict is a scan for every known secret; kept while `generation` holds
+        self._leaves: dict[tuple[str | None, str], str | None] = {}
+        self._leaves_under: tuple[object, object] = (None, None)
         self.add(*literals)
         self.name_headers(secret_headers)
 
@@ -437,13 +448,31 @@ class SecretPolicy:
                     return mask(value)
             return self.text(value)
         if isinstance(value, dict):
+            leaves = self._leaves
+            if self._leaves_under[0] is not self._ordered or self._leaves_under[1] is not self.secret_headers:
+                leaves.clear()
+                self._leaves_under = (self._ordered, self.secret_headers)
             out: dict[Any, Any] | None = None
             for k, v in value.items():
-                new = self.value(v, k if isinstance(k, str) else None)
-                if new is not v:
-                    if out is None:
-                        out = dict(value)
-                    out[k] = new
+                name = k if isinstance(k, str) else None
+                if type(v) is str and len(v) <= LEAF_MEMO_CHARS:  # (in line: most of a dict's values)
+                    found = leaves.get((name, v), _UNSEEN)
+                    if found is _UNSEEN:
+                        masked = self.value(v, name)
+                        found = None if masked is v else masked
+                        if len(leaves) >= LEAF_MEMO_SIZE:
+                            leaves.clear()
+                        leaves[(name, v)] = found
+                    if found is None:
+                        continue
+                    new = found
+                else:
+                    new = self.value(v, name)
+                    if new is v:
+                        continue
+                if out is None:
+                    out = dict(value)
+                out[k] = new
             return value if out is None else out
         if isinstance(value, (list, tuple)):
             items = [self.value(v, key) for v in value]
