@@ -123,3 +123,20 @@ async def test_a_new_filter_over_a_long_log_is_applied_by_pieces(monkeypatch: py
         )
         event = view.event_at_cursor()
         assert event is not None and event.seq == 4  # event 3 is not shown now: the next one (request 2)
+
+
+def test_pieces_shrink_after_a_slow_one_and_grow_after_quick_ones() -> None:
+    """A piece is sized to take about PIECE_SECONDS (a key waits for it): halved after a slow one, doubled
+    after a quick one, within MIN_PIECE … CATCH_UP, left alone in between."""
+    pieces = log_feed.Pieces()
+    first = pieces.size
+    pieces.took(1.0)
+    assert pieces.size == first // 2
+    for _ in range(20):
+        pieces.took(1.0)
+    assert pieces.size == log_feed.MIN_PIECE
+    for _ in range(20):
+        pieces.took(0.0)
+    assert pieces.size == log_feed.CATCH_UP
+    pieces.took(log_feed.PIECE_SECONDS / 2)
+    assert pieces.size == log_feed.CATCH_UP

@@ -9,8 +9,8 @@ batches), they are taken in at once and only the repaint waits.
 
 Events the listener did not see — logged before the view listened — are read from the log, where old
 ones are decoded from disk again: when there are many (a view mounted over a 200 MB recording), a piece
-of `CATCH_UP` events at a time, the next after a short pause, so keys are handled and the screen repainted
-between pieces.
+at a time (`Pieces`: sized to take about 30 ms, at most `CATCH_UP` events), the next after a short pause,
+so keys are handled and the screen repainted between pieces.
 
 The feed knows nothing of rows: the view gives it `take` (add the rows of these events; True if any were),
 `shown` (repaint and recount) and `caught_up` (a long catch-up ended), and a widget to run timers on.
@@ -35,6 +35,25 @@ CATCH_UP = 2048
 CATCH_UP_PAUSE = 0.002
 #: events the listener holds for the next pass at most (more means the view is a long way behind)
 HELD_ARRIVALS = 2 * CATCH_UP
+#: what one piece should take: a key that comes meanwhile waits for it (2,048 events of a 200 MB
+#: recording took 80-180 ms to decode on a loaded machine), so pieces shrink or grow to about this
+PIECE_SECONDS = 0.03
+#: the smallest piece (events)
+MIN_PIECE = 64
+
+
+class Pieces:
+    """How many events the next piece reads: halved after a piece that took over `PIECE_SECONDS`,
+    doubled (up to `CATCH_UP`) after one that took under a quarter of it."""
+
+    def __init__(self) -> None:
+        self.size = MIN_PIECE * 4
+
+    def took(self, seconds: float) -> None:
+        if seconds > PIECE_SECONDS:
+            self.size = max(MIN_PIECE, self.size // 2)
+        elif seconds < PIECE_SECONDS / 4:
+            self.size = min(CATCH_UP, self.size * 2)
 
 
 class LogFeed:
@@ -66,6 +85,7 @@ class LogFeed:
         #: rows were added outside a pass (see `_arrived`): the next pass repaints
         self._grown = False
         self._catching_up = False
+        self._pieces = Pieces()
         self._refiltering: Refiltering | None = None
         self._unsubscribe: Callable[[], None] | None = None
 
@@ -153,12 +173,15 @@ class LogFeed:
         arrivals = self._arrivals
         held = arrivals[0].seq if arrivals else total  # the arrivals are the log from `held` on, in order
         if held > start + CATCH_UP:  # a long way behind: a piece now, the next after what is queued
-            self.scanned = start + CATCH_UP
+            stop = start + self._pieces.size
+            self.scanned = stop
             self._due = self._catching_up = True
             # after a pause, not at once: the screen repaints (a key's effect shows) between pieces
             self._host.set_timer(CATCH_UP_PAUSE, self._wake, name="event-list-catch-up")
-            if self._take(log.between(start, start + CATCH_UP)):
+            began = monotonic()
+            if self._take(log.between(start, stop)):
                 self._shown()
+            self._pieces.took(monotonic() - began)
             return
         self._arrivals = []
         grown, self._grown = self._grown, False
@@ -203,14 +226,17 @@ class Refiltering:
         self._done = done
         self.rows: array[int] = array("l")
         self.cancelled = False
+        self._pieces = Pieces()
 
     def step(self) -> None:
         """Filter the next piece; the one after comes after a pause, and `done` after the last."""
         if self.cancelled:
             return
         start, stop = self._next, self.stop
-        end = min(stop, start + CATCH_UP)
+        end = min(stop, start + self._pieces.size)
+        began = monotonic()
         self.rows.extend(self._rows_of(self._log.between(start, end)))
+        self._pieces.took(monotonic() - began)
         self._next = end
         if end < stop:
             self._host.set_timer(CATCH_UP_PAUSE, self.step, name="event-list-refilter")
