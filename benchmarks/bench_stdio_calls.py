@@ -344,17 +344,25 @@ def main() -> None:
     if opts.work:
         print(f"work per call, steady state ({opts.calls} calls under cProfile; noise-free counts)")
         for client in clients:
+            child, env = client, None
+            if client.endswith(BEFORE):  # the old tree's sources first on PYTHONPATH, as when timing
+                child = client.removesuffix(BEFORE)
+                env = {
+                    **os.environ,
+                    "PYTHONPATH": os.pathsep.join([opts.before, os.environ.get("PYTHONPATH", "")]),
+                }
             out = subprocess.run(
-                [sys.executable, __file__, "--child", client, "--work", "--calls", str(opts.calls)],
+                [sys.executable, __file__, "--child", child, "--work", "--calls", str(opts.calls)],
                 check=True,
                 capture_output=True,
                 text=True,
                 timeout=600,
+                env=env,
             ).stdout
             work = json.loads(out.strip().splitlines()[-1])
-            loops = "-" if client == "bare" or client.endswith("uvloop") else f"{work['loop_iterations']:.1f}"
+            loops = "-" if client == "bare" or child.endswith("uvloop") else f"{work['loop_iterations']:.1f}"
             print(
-                f"  {client:<19} {work['function_calls']:6.0f} Python function calls, {loops} loop iterations"
+                f"  {client:<28} {work['function_calls']:6.0f} Python function calls, {loops} loop iterations"
             )
         return
     print(f"{opts.calls} sequential tools/call echo calls over stdio, {opts.rounds} rounds; {machine()}")
