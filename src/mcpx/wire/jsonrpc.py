@@ -128,6 +128,20 @@ def decode(raw: bytes) -> Decoded:
 def decode_clean(raw: bytes, text: str) -> Message | None:
     """`decode()`'s usual case in one step, for a frame already decoded to `text`: its message, or None
     when the frame is not a well-formed JSON-RPC message (then `decode()` says what is wrong with it)."""
+    if len(raw) - len(raw.translate(None, _DIGITS)) < 19:  # `_parse`'s test: orjson keeps every digit
+        # the commonest frame of all, an answer to a request, without `_parse`'s tuple and `classify`'s
+        # walk (~0.7 µs of ~2.3); anything else, or anything odd about it, goes the whole way below
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            if type(obj) is dict and "result" in obj and "method" not in obj and obj.get("jsonrpc") == "2.0":
+                rid = obj.get("id")
+                if type(rid) is int or type(rid) is str:  # not a bool, as `classify` says
+                    return Response(rid, obj["result"])
+            message = classify(obj)
+            return None if type(message) is Malformed else message
     obj, problem = _parse(raw, text)
     if problem is not None:
         return None
