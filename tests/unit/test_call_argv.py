@@ -123,3 +123,16 @@ def test_the_table_is_typers_declaration() -> None:
         assert default == param.default, name
     own = set(inspect.signature(call.command.__wrapped__).parameters)  # type: ignore[attr-defined]
     assert set(signature.parameters) - own == call_argv.CONNECTION
+
+
+@pytest.mark.usefixtures("captured")
+def test_a_near_miss_of_an_option_goes_to_the_server_and_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    # --tool-args (for --tool-arg) is the server's by the contract; a server that ignores it would answer a
+    # call with no arguments, so mcpx says what it did with the word and what was probably meant
+    kwargs = by_table(["srv.py", "--method", "tools/call", "--tool-name", "echo", "--tool-args", "text=hi"])
+    assert kwargs["connection"].server_args == ["--tool-args", "text=hi"]
+    err = capsys.readouterr().err
+    assert "--tool-args is not an option of mcpx call" in err and "did you mean --tool-arg?" in err
+    by_table(["npx", "-y", "@scope/server", "--kubeconfig", "k", "--port", "1", "--method", "tools/list"])
+    by_table(["srv.py", "--method", "tools/list", "--", "--tool-args", "x"])  # after --: meant for it
+    assert capsys.readouterr().err == ""

@@ -16,6 +16,7 @@ typer's over many command lines.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from mcpx.cli.calling import MAX_TOTAL_TIMEOUT
@@ -94,6 +95,7 @@ def parse(words: list[str]) -> dict[str, Any] | None:
     or None where typer must read them itself."""
     values: dict[str, Any] = {name: default for name, _, _, default in OPTIONS}
     positional: list[str] = []
+    strays: list[str] = []  # long options mcpx does not know, given before any `--`
     index = 0
     while index < len(words):
         word = words[index]
@@ -112,6 +114,8 @@ def parse(words: list[str]) -> dict[str, Any] | None:
             if word[1] != "-" and _SHORT & set(word[1:]):
                 return None  # -xe… : typer's short-option reading
             positional.append(word)  # the server's
+            if name.startswith("--") and len(name) > 4:
+                strays.append(name)
             continue
         if len(name) == 2 and sep:
             return None  # -e=…: typer reads "=…" as the value
@@ -137,7 +141,32 @@ def parse(words: list[str]) -> dict[str, Any] | None:
             values[param] = number
     values["target"] = positional[0] if positional else None
     values["server_args"] = positional[1:] or None
+    values[STRAYS] = strays
     return values
+
+
+#: parse()'s list of the unknown long options given before `--` (not one of the command's parameters)
+STRAYS = "_strays"
+
+
+def near_misses(strays: list[str]) -> list[str]:
+    """A sentence for each unknown option that is nearly one of mcpx's (`--tool-args` for `--tool-arg`):
+    it goes to the server as the contract says, and a server that ignores it would leave the mistake
+    unseen (a tool called with no arguments)."""
+    if not strays:
+        return []
+    import difflib
+
+    ours = [word for word in _BY_WORD if word.startswith("--")]
+    notes = []
+    for stray in strays:
+        close = difflib.get_close_matches(stray, ours, n=1, cutoff=0.85)
+        if close:
+            notes.append(
+                f"{stray} is not an option of mcpx call, so it goes to the server (did you mean {close[0]}? "
+                f"a word for the server that mcpx would take as its own goes after --)"
+            )
+    return notes
 
 
 def run_call(words: list[str]) -> int | None:
@@ -145,6 +174,8 @@ def run_call(words: list[str]) -> int | None:
     values = parse(words)
     if values is None:
         return None
+    for note in near_misses(values.pop(STRAYS)):
+        print(f"mcpx: {note}", file=sys.stderr)
     from mcpx.cli import calling
     from mcpx.cli.connection import ConnectionOptions
     from mcpx.cli.main import outcome
