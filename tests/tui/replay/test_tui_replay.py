@@ -363,6 +363,10 @@ async def test_keys_reach_the_bindings_while_the_item_lists_are_disabled(tmp_pat
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: not app.loading)
         assert not isinstance(app.focused, Input)
+        # t is the traffic panel's, which mounts just after the first paint (its keys wait for it): a key
+        # sent before that does nothing, and under load the file is read (two events) well before it
+        await wait_for(pilot, lambda: bool(app.query("#traffic")))
+        assert not isinstance(app.focused, Input)
         await pilot.press("t")
         await wait_for(pilot, lambda: app.focused is not None and app.focused.id == "traffic")
 
