@@ -22,6 +22,7 @@ from textual.widgets import Button, Input, Label, Select, Static, TextArea
 from mcpx.tui.asking import sampling_request as show
 from mcpx.tui.asking.ask_screen import AskScreen
 from mcpx.tui.asking.asking import Ask, Asking, rejected_sampling
+from mcpx.tui.widgets.removable_select import RemovableSelect
 
 STOP_REASONS = ("endTurn", "stopSequence", "maxTokens", "toolUse")
 DEFAULT_MODEL = "mcpx-human"
@@ -98,10 +99,12 @@ request").
                 with Vertical(id="sampling-reply"):
                     if self.asking.replies:
                         options = [(show.summary(r), i) for i, r in enumerate(self.asking.replies)]
-                        yield Select(options, prompt="Reuse a previous reply…", id="sampling-previous")
+                        yield RemovableSelect(
+                            options, prompt="Reuse a previous reply…", id="sampling-previous"
+                        )
                     with Horizontal(classes="sampling-row"):
                         yield Label("role", classes="sampling-label")
-                        yield Select(
+                        yield RemovableSelect(
                             [("assistant", "assistant"), ("user", "user")],
                             value="assistant",
                             allow_blank=False,
@@ -114,7 +117,7 @@ request").
                         )
                     with Horizontal(classes="sampling-row"):
                         yield Label("stop", classes="sampling-label")
-                        yield Select(
+                        yield RemovableSelect(
                             [(reason, reason) for reason in STOP_REASONS],
                             value="endTurn",
                             prompt="(no stop reason)",

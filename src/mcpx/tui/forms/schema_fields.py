@@ -31,6 +31,7 @@ from mcpx.schema.form import (
     VariantNode,
 )
 from mcpx.schema.nodes import dumps
+from mcpx.tui.widgets.removable_select import RemovableSelect
 
 _FORMAT_HINTS = {
     "email": "name@example.com",
@@ -207,7 +208,9 @@ class BooleanField(FieldView):
             yield Checkbox("", bool(node.checked), disabled=node.spec.read_only, compact=True)
         else:
             value: Any = Select.NULL if node.checked is None else node.checked
-            yield Select([("true", True), ("false", False)], prompt="(not sent)", value=value, compact=True)
+            yield RemovableSelect(
+                [("true", True), ("false", False)], prompt="(not sent)", value=value, compact=True
+            )
 
     @on(Checkbox.Changed)
     def _checked(self, event: Checkbox.Changed) -> None:
@@ -235,7 +238,9 @@ class EnumField(FieldView):
         assert isinstance(node, EnumNode)
         options = [(choice.label, i) for i, choice in enumerate(node.choices)]
         value: Any = Select.NULL if node.selected is None else node.selected
-        yield Select(options, prompt="(not sent)", value=value, disabled=node.spec.read_only, compact=True)
+        yield RemovableSelect(
+            options, prompt="(not sent)", value=value, disabled=node.spec.read_only, compact=True
+        )
 
     @on(Select.Changed)
     def _selected(self, event: Select.Changed) -> None:
@@ -329,7 +334,9 @@ class VariantField(FieldView):
         node = self.node
         assert isinstance(node, VariantNode)
         options = [(label, i) for i, (label, _) in enumerate(node.options)]
-        yield Select(options, value=node.chosen, allow_blank=False, classes="variant-select", compact=True)
+        yield RemovableSelect(
+            options, value=node.chosen, allow_blank=False, classes="variant-select", compact=True
+        )
         yield field_view(node.current, bare=True)
 
     @on(Select.Changed)
