@@ -15,7 +15,6 @@ that could not be read (a cut-off last line, junk) are named in a banner; every 
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,7 +40,7 @@ from mcpx.tui.replay.replay_state import catalog_at, server_info_at, session_at
 from mcpx.tui.replay.scrubber import Scrubber
 from mcpx.tui.session_state import Lists, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
-from mcpx.tui.shell.heap import return_freed_memory
+from mcpx.tui.shell.heap import return_freed_memory, settle
 from mcpx.tui.shell.inspect_keys import LETTER_ACTIONS
 from mcpx.tui.shell.inspect_screen import INSPECT_CSS, InspectScreen
 from mcpx.tui.shell.leaving import confirm_then
@@ -216,8 +215,9 @@ class ReplayApp(App[int]):
             waited += CATCH_UP_WAIT
         while loader.load(BATCH):
             # the events live as long as the app: keep the cyclic collector off them (a full collection
-            # over 100,000 events stalls the screen for half a second; see InspectApp._tick)
-            gc.freeze()
+            # over 100,000 events stalls the screen for half a second; see InspectScreen._tick), once the
+            # garbage of the batch is collected (it would stay frozen for the rest of the session)
+            settle()
             self._took_in()
             # the screen stays usable while the rest is read; at the live end of a session still being
             # recorded (`mcpx inspect --attach`), look again a little later

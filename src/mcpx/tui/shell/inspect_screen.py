@@ -12,7 +12,6 @@ a replay writes the session as of its scrubber's moment. What only the app can d
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path, PurePath
@@ -245,8 +244,10 @@ class InspectScreen(Screen[None]):
         if len(traffic) - self._frozen_at >= FREEZE_EVERY:
             # The log only grows and its events live as long as the app. Python's full collections walk
             # every tracked object, so at 100 000 events each one stalls the UI for half a second; frozen
-            # objects are skipped (refcounting still frees them, only cycles among them would stay).
-            gc.freeze()
+            # objects are skipped (refcounting still frees them, only cycles among them would stay). The
+            # collect first walks only what came since the last freeze, and keeps the garbage among it (a
+            # removed call panel's widgets are a cycle) out of the frozen heap for the rest of the day.
+            heap.settle()
             self._frozen_at = len(traffic)
         client = self.client
         self.in_flight = client.session.in_flight if client is not None else 0
