@@ -7,15 +7,14 @@ import os
 import stat
 from pathlib import Path
 
+from mcpx.wire.private_files import private_dir, write_private
 from mcpx.wire.secret_policy import (
     MASK,
     SecretPolicy,
     looks_secret,
     mask,
     mask_url,
-    private_dir,
     secret_param,
-    write_private,
 )
 
 

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from mcpx.wire.secret_policy import private_dir
+from mcpx.wire.private_files import private_dir
 
 SECRET_FIELDS = frozenset({"access_token", "refresh_token", "id_token", "client_secret", "dpop_key"})
 KEYRING_SERVICE = "mcpx-oauth"

@@ -47,7 +47,7 @@ def command(
 async def _export(path: Path, fmt: Any, output: str | None) -> int:
     from mcpx.record.export import export
     from mcpx.record.reader import read_recording
-    from mcpx.wire.secret_policy import write_private
+    from mcpx.wire.private_files import write_private
 
     data = json.dumps(export(read_recording(path), fmt), indent=1, ensure_ascii=False) + "\n"
     if output is None:

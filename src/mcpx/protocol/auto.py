@@ -31,7 +31,7 @@ from mcpx.protocol.eras import Answer, ClientIdentity, Era, LegacyEra, Opened, R
 from mcpx.protocol.modern import ModernEra, is_modern_evidence
 from mcpx.protocol.peer import Peer
 from mcpx.transports.base import HeaderMirroring
-from mcpx.wire.secret_policy import write_private
+from mcpx.wire.private_files import write_private
 
 DEFAULT_PROBE_TIMEOUT = 2.0
 

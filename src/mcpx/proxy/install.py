@@ -31,7 +31,7 @@ from typing import Any, Literal, get_args
 
 from mcpx.errors import UsageError
 from mcpx.proxy.sessions import data_dir
-from mcpx.wire.secret_policy import private_dir, write_private
+from mcpx.wire.private_files import private_dir, write_private
 from mcpx.workspace.discovery import Places, claude_desktop_path
 
 HostName = Literal["claude-desktop", "claude-code", "cursor", "vscode"]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpx.record.format import SUFFIX
-from mcpx.wire.secret_policy import private_dir, write_private
+from mcpx.wire.private_files import private_dir, write_private
 
 INDEX_SUFFIX = ".session.json"
 

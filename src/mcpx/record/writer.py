@@ -28,7 +28,8 @@ from typing import Any
 from mcpx.__about__ import __version__
 from mcpx.record.format import SUFFIX, dumps, event_obj, header_obj
 from mcpx.transports.spec import ServerSpec
-from mcpx.wire.secret_policy import SecretPolicy, private_dir
+from mcpx.wire.private_files import private_dir
+from mcpx.wire.secret_policy import SecretPolicy
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
 
 ErrorCallback = Callable[[OSError], None]

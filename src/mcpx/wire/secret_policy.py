@@ -25,19 +25,15 @@ secret split across items is caught where a view shows it whole.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from typing import Any
 
 # pathlib and urllib.parse (which loads ipaddress) cost ~9 and ~6 ms of CPU on top of asyncio's imports,
-# and `mcpx call` over a pipe needs neither: the file functions below work in os.path's words, and the
-# URL functions import urllib.parse when first called (a URL target's connection loads it anyway)
+# and `mcpx call` over a pipe needs neither: the file functions (private_files.py) work in os.path's words,
+# and the URL functions import urllib.parse when first called (a URL target's connection loads it anyway)
 
 MASK = "••••"
 #: request headers shown as they are: they carry no credential (everything else is masked)
@@ -484,55 +480,3 @@ class SecretPolicy:
 
 #: a policy with no known values, for text that belongs to no session (it still masks by the rules)
 RULES = SecretPolicy()
-
-
-def private_dir(path: str | os.PathLike[str], *, tighten: bool = False) -> Path:
-    """Make `path` a directory, each folder it creates only its owner can enter (0700). `tighten`: also
-    take group/other access away from an existing `path` (mcpx's own cache and data folders, never a folder
-    the user chose)."""
-    from pathlib import Path
-
-    return Path(_private_dir(path, tighten))
-
-
-def _private_dir(path: str | os.PathLike[str], tighten: bool) -> str:
-    # in os.path's words, not pathlib's: `write_private` saves the era cache on `mcpx call`'s path
-    folder = os.path.expanduser(os.fspath(path))
-    folder = folder.rstrip("/") or folder  # "a/b/" is "a/b" (and "/" stays)
-    missing: list[str] = []
-    part = folder
-    while part and not os.path.exists(part):
-        missing.append(part)
-        parent = os.path.dirname(part)
-        if parent == part:
-            break
-        part = parent
-    for part in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(part, 0o700)
-    if tighten:
-        try:
-            if os.stat(folder).st_mode & 0o077:
-                os.chmod(folder, 0o700)
-        except OSError:
-            pass  # not ours to change: the files in it are still 0600
-    return folder
-
-
-def write_private(path: str | os.PathLike[str], data: str | bytes, *, tighten: bool = False) -> None:
-    """Write a file only its owner can read (0600), atomically (tmp + rename); missing folders are made
-    0700 (`tighten`: see `private_dir`)."""
-    target = os.fspath(path)
-    folder, name = os.path.split(target)
-    _private_dir(folder or ".", tighten)
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
-    try:
-        os.fchmod(fd, 0o600)
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
-    os.replace(tmp, target)

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcpx.wire.secret_policy import RULES, write_private
+from mcpx.wire.private_files import write_private
+from mcpx.wire.secret_policy import RULES
 
 
 def data_dir() -> Path:

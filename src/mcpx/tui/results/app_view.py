@@ -31,7 +31,7 @@ from mcpx.schema.content import decode_base64, file_name
 from mcpx.tui.widgets.browser import open_in_browser
 from mcpx.tui.widgets.event_list_view import printable
 from mcpx.tui.widgets.json_tree import size_label
-from mcpx.wire.secret_policy import write_private
+from mcpx.wire.private_files import write_private
 
 
 def is_app_html(contents: Any) -> bool:

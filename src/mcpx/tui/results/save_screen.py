@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from mcpx.tui.widgets.json_tree import size_label
-from mcpx.wire.secret_policy import write_private
+from mcpx.wire.private_files import write_private
 
 
 class SaveScreen(ModalScreen[Path | None]):
