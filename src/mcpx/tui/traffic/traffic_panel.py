@@ -235,6 +235,8 @@ class TrafficPanel(Vertical):
         if tab.label.markup != label:
             tab.label = label
         if isinstance(view, TrafficView):
+            if self.query_one("#traffic-filter", Input).has_class("-invalid"):
+                return  # the line says why the filter was refused until it changes (a late count kept it)
             total = len(self.traffic)
             shown = f"{count:,} of {total:,} events" if not view.filter.is_empty else f"{total:,} events"
             # fixed width in the stylesheet: no layout pass for a new number
