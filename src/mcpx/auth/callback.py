@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 
 from mcpx.errors import AuthFailedError
+from mcpx.wire.waiting import within
 
 CALLBACK_PATH = "/callback"
 _PAGE = (
@@ -83,8 +84,8 @@ class Loopback:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            line = await asyncio.wait_for(reader.readline(), 10)
-            while (await asyncio.wait_for(reader.readline(), 10)) not in (b"\r\n", b"\n", b""):
+            line = await within(reader.readline(), 10)
+            while (await within(reader.readline(), 10)) not in (b"\r\n", b"\n", b""):
                 pass
             parts = line.decode("latin-1").split()
             target = parts[1] if len(parts) >= 2 else "/"

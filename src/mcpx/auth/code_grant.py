@@ -33,6 +33,7 @@ from mcpx.auth.flow import (
 from mcpx.auth.store import TokenStore
 from mcpx.errors import AuthFailedError
 from mcpx.protocol.peer import waiting_on_a_person
+from mcpx.wire.waiting import within
 
 #: notes one step of the flow into the traffic log: (step, sentence, verdict=…, facts…)
 Note = Callable[..., None]
@@ -211,7 +212,7 @@ async def _open_browser(url: str) -> bool:
         name = str(getattr(browser, "name", "") or getattr(browser, "basename", "")).lower()
         if any(console in name for console in _CONSOLE_BROWSERS):
             return False  # it would take over this terminal (under the TUI, too)
-        return bool(await asyncio.wait_for(asyncio.to_thread(browser.open, url), 10))
+        return bool(await within(asyncio.to_thread(browser.open, url), 10))
     except (webbrowser.Error, asyncio.TimeoutError, OSError):
         return False
 

@@ -34,6 +34,7 @@ from mcpx.protocol.session import open_session
 from mcpx.protocol.versions import ALL_VERSIONS
 from mcpx.target import ServerSpec
 from mcpx.wire import Malformed, TrafficEvent, TrafficLog
+from mcpx.wire.waiting import within
 
 Status = Literal["ok", "fail", "warn", "skip"]
 
@@ -352,7 +353,7 @@ class UrlDoctor(CommandDoctor):
         name = "TCP connect"
         self.report.exit_code = 4
         try:
-            _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout=self.timeout)
+            _, writer = await within(asyncio.open_connection(host, port), timeout=self.timeout)
         except socket.gaierror as exc:
             got = f"the name {host!r} does not resolve ({exc.strerror})"
             return Step(

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from mcpx.wire.waiting import within
+
 if TYPE_CHECKING:
     from mcpx.check.doctor import Step
 
@@ -40,7 +42,7 @@ async def resolve(host: str, port: int, timeout: float) -> Step:
     loop = asyncio.get_running_loop()
     started = time.monotonic()
     try:
-        infos = await asyncio.wait_for(loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), timeout)
+        infos = await within(loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), timeout)
     except socket.gaierror as exc:
         return _step(
             "DNS",
@@ -95,9 +97,7 @@ async def _peer_cert(host: str, port: int, timeout: float) -> bytes | None:
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
     try:
-        _, writer = await asyncio.wait_for(
-            asyncio.open_connection(host, port, ssl=ctx, server_hostname=host), timeout
-        )
+        _, writer = await within(asyncio.open_connection(host, port, ssl=ctx, server_hostname=host), timeout)
     except (OSError, asyncio.TimeoutError, ssl.SSLError):
         return None
     ssl_object = writer.get_extra_info("ssl_object")
@@ -147,9 +147,7 @@ async def tls(host: str, port: int, timeout: float) -> Step:
     ctx = httpx.create_ssl_context()
     started = time.monotonic()
     try:
-        _, writer = await asyncio.wait_for(
-            asyncio.open_connection(host, port, ssl=ctx, server_hostname=host), timeout
-        )
+        _, writer = await within(asyncio.open_connection(host, port, ssl=ctx, server_hostname=host), timeout)
     except ssl.SSLCertVerificationError as exc:
         cert = _describe_cert(await _peer_cert(host, port, timeout))
         got, hint = _in_words(exc.verify_code, exc.verify_message, host, cert)

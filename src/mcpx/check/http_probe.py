@@ -23,6 +23,7 @@ from mcpx.protocol.http_headers import message_headers
 from mcpx.transports.http import POST_ACCEPT, HttpTransport
 from mcpx.transports.http_common import content_type, merged_headers, record_reply
 from mcpx.wire import ErrorResponse, JsonId, TrafficEvent, decode
+from mcpx.wire.waiting import within
 
 #: a host and an origin no local server should take as its own
 FOREIGN_HOST = "evil.example.com"
@@ -162,7 +163,7 @@ async def probe(
             found.events.append(log.sent(sent_text, decoded.message, "http", {"probe": "mcpx check"}))
         content = sent_text.encode("utf-8") if sent_text is not None else None
         try:
-            response = await asyncio.wait_for(
+            response = await within(
                 client.request(verb, transport.url, content=content, headers=merged), timeout
             )
         except (httpx.HTTPError, asyncio.TimeoutError) as exc:

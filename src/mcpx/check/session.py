@@ -29,6 +29,7 @@ from mcpx.wire import (
     TrafficEvent,
     TrafficLog,
 )
+from mcpx.wire.waiting import within
 
 #: seconds a new process may take to give its first answer, whatever --timeout says
 START_GRACE = 10.0
@@ -139,7 +140,7 @@ class Session:
             )
         )
         try:
-            event = await asyncio.wait_for(asyncio.shield(asking), deadline) if deadline else await asking
+            event = await within(asyncio.shield(asking), deadline) if deadline else await asking
             reply.result = event.message.result  # type: ignore[union-attr]
         except RpcError:
             pass  # the error event is found below

@@ -29,6 +29,7 @@ from mcpx.protocol.names import LIST_OF_METHOD
 from mcpx.protocol.options import SessionOptions
 from mcpx.protocol.session import open_session
 from mcpx.wire.traffic import TrafficLog
+from mcpx.wire.waiting import within
 
 Status = Literal["passed", "failed", "error", "skipped"]
 
@@ -228,4 +229,4 @@ class _Connection:
         await self.client.close()
         if self.serving is not None:
             with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, McpxError):
-                await asyncio.wait_for(self.serving, 5)
+                await within(self.serving, 5)

@@ -39,6 +39,7 @@ from mcpx.wire import (
     TrafficEvent,
     encode,
 )
+from mcpx.wire.waiting import within
 
 NotificationHandler = Callable[[Notification, TrafficEvent], Any]
 
@@ -125,7 +126,7 @@ class Peer:
         await self.transport.close()
         if self._reader is not None:
             with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
-                await asyncio.wait_for(self._reader, timeout=1.0)
+                await within(self._reader, timeout=1.0)
             self._reader.cancel()
         self._answering.cancel_all()
         for task in list(self._handler_tasks):

@@ -22,6 +22,7 @@ import contextlib
 import sys
 
 from mcpx.transports.descendants import ENV_MARK
+from mcpx.wire.waiting import within
 
 #: POSIX sh, run as `sh -c WAIT PYTHON SCAN MARK`: the first line written is the process group (a whole
 #: line or nothing: a partial one never names a group), then nothing until the pipe ends
@@ -79,4 +80,4 @@ class Sentinel:
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(process.wait(), timeout=timeout)
+                await within(process.wait(), timeout=timeout)

@@ -33,6 +33,7 @@ from mcpx.transports.http_common import (
 )
 from mcpx.transports.tap import is_event_stream
 from mcpx.wire import Message, Request, TrafficEvent, TrafficLog
+from mcpx.wire.waiting import within
 
 
 class SseTransport:
@@ -90,7 +91,7 @@ class SseTransport:
         # the stream is opened, read and closed by one task, which owns it for the whole connection
         self._reader = asyncio.create_task(self._read(self._client, ready), name="mcpx-sse-stream")
         try:
-            self.endpoint = await asyncio.wait_for(asyncio.shield(ready), self.endpoint_timeout)
+            self.endpoint = await within(asyncio.shield(ready), self.endpoint_timeout)
         except asyncio.TimeoutError:
             ready.cancel()
             await self.close()

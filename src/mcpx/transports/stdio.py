@@ -22,6 +22,7 @@ from mcpx.transports import descendants
 from mcpx.transports.line_reader import LineReader, Sink, Tap
 from mcpx.transports.sentinel import Sentinel
 from mcpx.wire import Message, TrafficEvent, TrafficLog
+from mcpx.wire.waiting import within
 
 # One frame may be very large (a 50 MB result is a single line); the reader buffers it whole.
 LINE_LIMIT = 1 << 30
@@ -320,13 +321,13 @@ class StdioTransport:
         if self._stdout is not None:
             # what the group wrote before it went is still in the pipe: read it out, then let go
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._stdout.wait_eof(), timeout=EXIT_DRAIN)
+                await within(self._stdout.wait_eof(), timeout=EXIT_DRAIN)
             self._stdout.close()
         if self._watch_task is not None:
             self._watch_task.cancel()
         if self._stderr_task is not None:
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=0.5)
+                await within(asyncio.shield(self._stderr_task), timeout=0.5)
             self._stderr_task.cancel()
         self._log_exit()
 
@@ -372,14 +373,14 @@ class StdioTransport:
         if process.returncode is None:
             assert self._exited is not None
             try:
-                await asyncio.wait_for(asyncio.shield(self._exited), timeout=timeout)
+                await within(asyncio.shield(self._exited), timeout=timeout)
             except asyncio.TimeoutError:
                 return False
         self.returncode = process.returncode
         # let stderr drain so the tail includes the server's last words
         if self._stderr_task is not None and not self._stderr_task.done():
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=0.5)
+                await within(asyncio.shield(self._stderr_task), timeout=0.5)
         self._log_exit()
         return True
 

@@ -31,6 +31,7 @@ from mcpx.protocol.facade import Ending
 from mcpx.protocol.options import SessionOptions, check_era
 from mcpx.protocol.session import open_session
 from mcpx.wire.traffic import TrafficLog
+from mcpx.wire.waiting import within
 from mcpx.workspace.agent_view import AgentTool, agent_tools, definition_size
 from mcpx.workspace.discovery import Configured
 
@@ -190,7 +191,7 @@ class Workspace:
             if left is not None and left <= 0:
                 return False
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(changed.wait(), left)
+                await within(changed.wait(), left)
         return True
 
     def agent_tools(self) -> list[AgentTool]:
@@ -335,7 +336,7 @@ class Workspace:
         await asyncio.wait({connecting}, timeout=ABANDON_SECONDS if remote else None)
         if remote:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(client.close(), ABANDON_SECONDS)
+                await within(client.close(), ABANDON_SECONDS)
         else:
             await client.close()  # a process: closing it is bounded by the stdio transport's own grace
 
@@ -368,7 +369,7 @@ class Workspace:
         async def one(kind: str) -> None:
             try:
                 lister = getattr(client, _LISTERS[kind])
-                items = await asyncio.wait_for(lister(refresh=refresh), self.connect_timeout)
+                items = await within(lister(refresh=refresh), self.connect_timeout)
             except (McpxError, asyncio.TimeoutError) as exc:
                 message = exc.message if isinstance(exc, McpxError) else "no answer in time"
                 entry.list_errors[kind] = message

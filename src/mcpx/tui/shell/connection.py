@@ -28,6 +28,7 @@ from mcpx.tui.session_state import CAPABILITY, KINDS, ItemKind, Lists, ServerInf
 from mcpx.tui.settings import InspectSettings, session_options
 from mcpx.tui.shell.heap import settle_after_listing
 from mcpx.wire.traffic import TrafficLog
+from mcpx.wire.waiting import within
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -291,6 +292,6 @@ class Connection:
         if self.session.state == "connecting" and self.shown().state != "closing":
             worker.cancel()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(worker.wait(), STOP_TIMEOUT)
+            await within(worker.wait(), STOP_TIMEOUT)
         if not worker.is_finished:
             worker.cancel()

@@ -13,6 +13,8 @@ import shlex
 import sys
 from collections.abc import Mapping
 
+from mcpx.wire.waiting import within
+
 #: seconds a browser command may run before it counts as started (a first Firefox runs until closed)
 BROWSER_WAIT = 5.0
 _CONSOLE_BROWSERS = ("lynx", "links", "elinks", "w3m", "www-browser", "browsh")
@@ -59,7 +61,7 @@ async def open_in_browser(url: str, environ: Mapping[str, str] | None = None) ->
         name = str(getattr(browser, "name", "") or getattr(browser, "basename", "")).lower()
         if any(console in name for console in _CONSOLE_BROWSERS):
             return f"the browser found is a text one ({name}): it would take over this terminal"
-        opened = await asyncio.wait_for(asyncio.to_thread(browser.open, url), BROWSER_WAIT * 2)
+        opened = await within(asyncio.to_thread(browser.open, url), BROWSER_WAIT * 2)
     except (webbrowser.Error, asyncio.TimeoutError, OSError) as exc:
         return f"no browser could be started ({exc or type(exc).__name__})"
     return None if opened else "no browser could be started"
@@ -77,7 +79,7 @@ async def _run(command: list[str]) -> str | None:
     except OSError as exc:
         return f"{command[0]}: {exc.strerror or exc}"
     try:
-        code = await asyncio.wait_for(process.wait(), BROWSER_WAIT)
+        code = await within(process.wait(), BROWSER_WAIT)
     except asyncio.TimeoutError:
         return None  # still running: a browser that stays in the foreground until it is closed
     return None if code == 0 else f"{command[0]} exited with {code}"

@@ -1,0 +1,40 @@
+"""Waiting for something for at most so long, without losing a cancellation on the way.
+
+`asyncio.wait_for` on Python 3.10 and 3.11 returns the awaited result when the waiting task is cancelled
+in the same moment that result arrives: the cancellation is lost (CPython gh-86296; 3.12 rebuilt
+`wait_for` on `asyncio.timeout`). A loop that then waits again never ends, and whoever cancelled it —
+quitting the TUI, closing a connection, a workspace going away — waits for it without end. `within`
+keeps every cancellation; otherwise it is `wait_for`: on a timeout the awaited thing is cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable
+from typing import TypeVar
+
+_T = TypeVar("_T")
+
+
+if sys.version_info >= (3, 11):
+
+    async def within(awaitable: Awaitable[_T], timeout: float | None) -> _T:
+        """`await awaitable`; after `timeout` seconds (None: never) cancel it and raise TimeoutError."""
+        async with asyncio.timeout(timeout):
+            return await awaitable
+
+else:  # pragma: no cover - Python 3.10: no asyncio.timeout; asyncio.wait never swallows a cancel
+
+    async def within(awaitable: Awaitable[_T], timeout: float | None) -> _T:
+        """`await awaitable`; after `timeout` seconds (None: never) cancel it and raise TimeoutError."""
+        future = asyncio.ensure_future(awaitable)
+        try:
+            done, _ = await asyncio.wait({future}, timeout=timeout)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        if not done:
+            future.cancel()
+            raise asyncio.TimeoutError
+        return future.result()
