@@ -55,6 +55,13 @@ class Host:
         self.process.stdin.write(frame + b"\n")
         self.process.stdin.flush()
 
+    def send_many(self, frames: list[bytes]) -> None:
+        """Several frames in one write, as a pipelining host sends them (the proxy reads them at once)."""
+        assert self.process.stdin is not None
+        self.sent.extend(frames)
+        self.process.stdin.write(b"".join(frame + b"\n" for frame in frames))
+        self.process.stdin.flush()
+
     def until(self, rid: int, timeout: float = 20.0) -> dict[str, Any]:
         """Read lines until the answer to `rid`; every line read is kept."""
         deadline = time.monotonic() + timeout
@@ -133,6 +140,16 @@ def listening_line(proxy: subprocess.Popen[bytes]) -> str:
     raise AssertionError("no 'listening on' line in the proxy's first 20 lines of stderr")
 
 
+#: what a pipelining host writes at once: a blank line, a malformed frame and a CRLF among them
+PIPELINED = [
+    b'{"jsonrpc":"2.0","id":8,"method":"ping"}',
+    b"",
+    b"not json either",
+    b'{"jsonrpc":"2.0","id":9,"method":"ping"}\r',
+    b'{"jsonrpc":"2.0","id":10,"method":"tools/list"}',
+]
+
+
 def frame(obj: dict[str, Any]) -> bytes:
     return json.dumps(obj, ensure_ascii=False).encode()  # spaces after , and : — kept as they are
 
@@ -171,6 +188,8 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         host.send(b"")  # a blank line: no frame, but bytes a pipe would carry
         host.send(b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"crlf"}}')
         answers[7] = host.until(7)
+        host.send_many(PIPELINED)
+        answers[10] = host.until(10)
         live = sessions(tmp, cli=True)
         assert host.process.stdin is not None
         host.process.stdin.close()
@@ -251,6 +270,17 @@ def test_the_recording_holds_the_exact_frames_flagged_and_masked(shared: dict[st
     assert any(
         e["direction"] == "in" and e["channel"] == "stderr" and e["raw"] == "proxy-peer ready" for e in events
     )
+
+
+def test_a_pipelining_hosts_frames_are_recorded_in_order_as_one_read(shared: dict[str, Any]) -> None:
+    """Frames that came in one read are relayed whole and logged together (`TrafficLog.frames`): each
+    recorded exactly and in order with the read's time, the malformed one flagged."""
+    events = [e for e in _recording(shared)[1:] if e["direction"] == "out" and e["channel"] == "stdio"]
+    batch = events[-4:]
+    assert [_wire(e) for e in batch] == [sent for sent in PIPELINED if sent]
+    assert len({e["t"] for e in batch}) == 1  # one read, one time
+    assert any("not JSON" in flag for flag in batch[1]["flags"]) and "flags" not in batch[0]
+    assert shared["answers"][10]["result"]["tools"]
 
 
 def test_the_servers_stderr_reaches_the_hosts_stderr(shared: dict[str, Any]) -> None:

@@ -144,6 +144,40 @@ def test_secrets_are_masked_in_raw_text_and_facts(tmp_path: Path) -> None:
     assert recording.redacted == {0, 1, 2, 3}
 
 
+def test_a_read_of_many_frames_is_recorded_as_frame_by_frame(tmp_path: Path) -> None:
+    """A relay's read of pipelined frames, logged by `frames()` and written by the recorder in one write,
+    makes the very bytes the event-by-event way makes: in order, masked where a frame holds a secret (the
+    batch's fallback), flagged where a frame is odd, exact bytes kept; and the template of a read without
+    secrets writes what the event's own dict would."""
+    frames = [
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}',
+        b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"h\\u00e9 \\"q\\""}]}}',
+        b"not json at all",
+        b'{"jsonrpc":"2.0","id":2,"result":{"t":"a\xffb"}}',
+        b'{"jsonrpc":"2.0","id":3,"method":"ping"}\r',
+        b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"tok-1234567890abcd"}}',
+    ]
+    files = []
+    for batched in (False, True):
+        log, now = fake_clock()
+        path = tmp_path / f"{batched}.jsonl"
+        recorder = start_recording(path, log, SPEC)
+        log.info("spawned", "process", event="spawned", pid=7)
+        note = b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}'
+        for chunk in (frames[:3], frames[3:5], frames[5:], [note, note]):
+            now[0] += 0.125
+            if batched:
+                log.frames("in", "stdio", chunk)
+            else:
+                for raw in chunk:
+                    log.received(raw, "stdio")
+        recorder.close()
+        files.append(path.read_bytes())
+    assert files[0] == files[1]
+    assert b"tok-1234567890abcd" not in files[1] and b"not a JSON-RPC message" in files[1]
+    assert len(read_recording(tmp_path / "True.jsonl").log) == 1 + 3 + 2 + 1 + 2
+
+
 def test_record_secrets_keeps_them_and_makes_the_file_private(tmp_path: Path) -> None:
     log, _ = fake_clock()
     path = tmp_path / "r.jsonl"

@@ -111,3 +111,31 @@ def test_a_received_frame_is_logged_as_the_full_decode_would_log_it() -> None:
     (broken,) = [e for e in short if any("invalid UTF-8" in f for f in e.flags)]
     assert "wire_base64" in broken.facts
     assert short[4].message == Response(3, {"n": 123456789012345678901234567890})
+
+
+def test_a_read_of_many_frames_is_logged_as_frame_by_frame() -> None:
+    """`frames()` (a relay's read of pipelined frames, in one call) makes the events `received()` and
+    `sent_raw()` make one by one: the same text, decode, flags, exact bytes and pairing, in order; a
+    listener hears of each, a batch listener of all in one call."""
+    one, many = TrafficLog(), TrafficLog()
+    heard: list[int] = []
+    batches: list[list[int]] = []
+    many.subscribe(lambda e: heard.append(e.seq))
+    many.subscribe(lambda e: None, batch=lambda events: batches.append([e.seq for e in events]))
+    requests = [b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"e"}}' % i for i in (1, 2)]
+    for raw in requests:
+        one.sent_raw(raw, "stdio")
+    many.frames("out", "stdio", requests)
+    short = [f for f in FRAMES if b"1234567890123456789" not in f]  # no long number: the quick decode
+    for batch in (short, FRAMES):  # and with one: every frame decoded the exact way
+        for raw in batch:
+            one.received(raw, "stdio")
+        many.frames("in", "stdio", batch)
+
+    def seen(log: TrafficLog) -> list[tuple[object, ...]]:
+        return [(e.direction, e.raw, e.message, e.flags, e.facts, e.request_seq, e.method) for e in log]
+
+    assert seen(many) == seen(one)
+    assert many[2].request_seq == 0 and many[0].response_seq == 2  # the answer to id 1 found its request
+    assert heard == list(range(len(many)))
+    assert batches == [[0, 1], list(range(2, 2 + len(short))), list(range(2 + len(short), len(many)))]

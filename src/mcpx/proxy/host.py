@@ -22,6 +22,8 @@ from mcpx.wire import Message
 
 #: one frame of the host's, with the request headers to pass on with it (HTTP hosts; None over stdio)
 FrameSink = Callable[[bytes, "Mapping[str, str] | None"], None]
+#: the frames of one read of the host's, in order (a relay that forwarded the read whole logs them at once)
+FramesSink = Callable[[list[bytes]], None]
 
 
 class HostEnd(Protocol):
@@ -44,11 +46,16 @@ class _HostReader(asyncio.Protocol):
     """Cuts the host's bytes into frames (without their `\\n`) and hands each to `on_frame`."""
 
     def __init__(
-        self, on_frame: FrameSink, on_eof: Callable[[], None], on_chunk: Callable[[bytes], None] | None
+        self,
+        on_frame: FrameSink,
+        on_eof: Callable[[], None],
+        on_chunk: Callable[[bytes], None] | None,
+        on_frames: FramesSink | None = None,
     ) -> None:
         self._on_frame = on_frame
         self._on_eof = on_eof
         self._on_chunk = on_chunk
+        self._on_frames = on_frames
         self._partial: list[bytes] = []
 
     def data_received(self, data: bytes) -> None:
@@ -63,6 +70,17 @@ class _HostReader(asyncio.Protocol):
             self._frame(line)
             start = end + 1
             end = data.find(b"\n", start)
+        if self._on_frames is not None and end >= 0:
+            # a read of many frames (a pipelining host): handed on in one list, blank lines left out
+            lines = []
+            while end >= 0:
+                line = data[start:end]
+                if line.strip():
+                    lines.append(line)
+                start = end + 1
+                end = data.find(b"\n", start)
+            if lines:
+                self._on_frames(lines)
         while end >= 0:
             self._frame(data[start:end])
             start = end + 1
@@ -101,10 +119,12 @@ class HostSide:
         self.on_full: Callable[[bool], None] | None = None
         #: takes each chunk the host writes, whole, before it is framed (set before `start`)
         self.forward: Callable[[bytes], None] | None = None
+        #: takes the frames of each read in one list instead of one by one (set before `start`)
+        self.frames: FramesSink | None = None
 
     async def start(self, on_frame: FrameSink) -> None:
         loop = asyncio.get_running_loop()
-        protocol = _HostReader(on_frame, self.gone.set, self.forward)
+        protocol = _HostReader(on_frame, self.gone.set, self.forward, self.frames)
         if _streams(self._stdin.fileno()):
             self._read_transport, _ = await loop.connect_read_pipe(lambda: protocol, self._stdin)
         else:

@@ -88,6 +88,7 @@ class Proxy:
                 self._exact = (self.upstream, host)
                 self.upstream.relay_exactly(self._to_host)
                 host.forward = self._to_server
+                host.frames = self._host_frames
         self.recorder: Recorder | None = None
         self.entry: SessionEntry | None = None
         self._server_gone = False
@@ -101,6 +102,13 @@ class Proxy:
             self._server_gone = True  # the server's end says so itself; what the host sent is in the log
         except Exception as exc:
             self._failed("relaying a frame from the host", exc)
+
+    def _host_frames(self, lines: list[bytes]) -> None:
+        """The frames of a read of the host's, written to the server with it already: logged together."""
+        try:
+            self.log.frames("out", "stdio", lines)
+        except Exception as exc:
+            self._failed("logging the host's frames", exc)
 
     def _to_server(self, data: bytes) -> None:
         if self._server_gone or self._exact is None:

@@ -28,6 +28,7 @@ from typing import Any
 from mcpx.__about__ import __version__
 from mcpx.record.format import SUFFIX, dumps, event_obj, header_obj
 from mcpx.transports.spec import ServerSpec
+from mcpx.wire.event_line import plain_lines
 from mcpx.wire.private_files import private_dir
 from mcpx.wire.secret_policy import SecretPolicy
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
@@ -75,7 +76,7 @@ class Recorder:
     # -- the tap -------------------------------------------------------------------------------------
     def attach(self, log: TrafficLog) -> Recorder:
         """Subscribe to `log`, writing the events it already holds first."""
-        self._unsubscribe = log.subscribe(self, replay=True)
+        self._unsubscribe = log.subscribe(self, replay=True, batch=self.write_batch)
         return self
 
     def __call__(self, event: TrafficEvent) -> None:
@@ -110,6 +111,22 @@ class Recorder:
         if not events or self._fd is None:
             return
         self._write(b"".join([self._line(event) for event in events]))
+        self.events += len(events)
+
+    def write_batch(self, events: list[TrafficEvent]) -> None:
+        """The frames of one read of a relay's (`TrafficLog.frames`), written now with what is pending, in
+        one write: the relay passed their bytes on before logging them, so nothing waits on this."""
+        if self._fd is None:
+            return
+        if self._pending:
+            events = self._pending + events
+            self._pending = []
+        redactor = self.redactor
+        if redactor is not None and not redactor.untouched("\n".join([e.raw for e in events])):
+            self.write_events(events)  # something to mask in a frame: event by event
+            return
+        # no frame has anything to mask: lines from a template, an event with facts (masked) as usual
+        self._write(plain_lines(events, self.started_mono, self._line))
         self.events += len(events)
 
     def _line(self, event: TrafficEvent) -> bytes:

@@ -93,6 +93,23 @@ class LineReader(asyncio.Protocol):
             self._line(self._take(data[:end]))
             start = end + 1
             end = data.find(b"\n", start)
+        if self.tap is not None and sink is not None:
+            # a relay's read of many frames (a pipelining peer): logged in one batch, the bytes gone on
+            lines = []
+            exact = self.exact
+            while end >= 0:
+                line = data[start:end]
+                start = end + 1
+                end = data.find(b"\n", start)
+                if line[-1:] == b"\r":
+                    if len(line) == 1:  # a blank CRLF line is no frame
+                        continue
+                    if not exact:
+                        line = line[:-1]
+                if line:
+                    lines.append(line)
+            if lines:
+                self._batch(lines, sink)
         while end >= 0:
             self._line(data[start:end])
             start = end + 1
@@ -149,6 +166,13 @@ class LineReader(asyncio.Protocol):
                 line = line[:-1]
         if line:
             self._deliver(self._received(line, self._channel))
+
+    def _batch(self, lines: list[bytes], sink: Sink) -> None:
+        try:
+            for event in self._traffic.frames("in", self._channel, lines):
+                sink(event)
+        except Exception as exc:
+            self._fail(exc)
 
     def _deliver(self, event: TrafficEvent) -> None:
         sink = self.sink

@@ -29,6 +29,7 @@ from mcpx.wire.jsonrpc import (
     Response,
     decode,
     decode_clean,
+    long_numbers,
 )
 from mcpx.wire.secret_policy import SecretPolicy
 
@@ -107,6 +108,8 @@ class TrafficEvent:
 
 
 Listener = Callable[[TrafficEvent], None]
+#: takes the events of one `frames()` call together (a recorder writing them with one write)
+BatchListener = Callable[[list[TrafficEvent]], None]
 FlagListener = Callable[[TrafficEvent, str], None]
 
 
@@ -143,6 +146,8 @@ class TrafficLog:
         self._keep_bytes = keep_bytes
         self._cold = cold
         self._listeners: list[Listener] = []
+        #: a listener's way of taking a batch of events at once, where it has one
+        self._batch: dict[Listener, BatchListener] = {}
         self._flag_listeners: list[FlagListener] = []
         #: recently answered requests, so a second answer is called a duplicate
         self._answered: OrderedDict[tuple[str, JsonId], int] = OrderedDict()
@@ -216,16 +221,22 @@ class TrafficLog:
         return self._ended_requests.get(event.seq)
 
     # -- listening -----------------------------------------------------------------------------------
-    def subscribe(self, listener: Listener, *, replay: bool = False) -> Callable[[], None]:
-        """Call `listener` for every new event (and, with replay, for those already here)."""
+    def subscribe(
+        self, listener: Listener, *, replay: bool = False, batch: BatchListener | None = None
+    ) -> Callable[[], None]:
+        """Call `listener` for every new event (and, with replay, for those already here); `batch`, if
+        given, takes the events of a `frames()` call in one call instead (in order, as `listener` would)."""
         if replay:
             for event in self:
                 listener(event)
         self._listeners.append(listener)
+        if batch is not None:
+            self._batch[listener] = batch
 
         def unsubscribe() -> None:
             if listener in self._listeners:
                 self._listeners.remove(listener)
+                self._batch.pop(listener, None)
 
         return unsubscribe
 
@@ -265,6 +276,52 @@ class TrafficLog:
         """Decode a frame going out as the bytes it is (a proxy relaying someone else's frame) and append
         it; like `received`, invalid UTF-8 keeps its exact bytes in the facts."""
         return self._append_decoded("out", channel, decode(raw), facts)
+
+    def frames(
+        self, direction: Literal["in", "out"], channel: Channel, lines: list[bytes]
+    ) -> list[TrafficEvent]:
+        """Decode and append the frames of one read at once (a relay's chunk of pipelined frames), each as
+        `received` or `sent_raw` would, with the read's one time; listeners hear of them after the last,
+        a batch listener in one call. Returns the events."""
+        hot, base = self._hot, self._window[0]
+        mono, wall = self._clock(), self._wall()
+        link, size = self._link, 0
+        start = len(hot)
+        short = not long_numbers(b"\n".join(lines))
+        for line in lines:
+            try:
+                text = line.decode("utf-8")
+                message = decode_clean(line, text, short)
+            except UnicodeDecodeError:
+                message = None
+            flags: list[str] = []
+            facts: dict[str, Any] = {}
+            if message is None:  # anything odd is said by the whole decode (flags, exact bytes)
+                decoded = decode(line)
+                text, message = decoded.text, decoded.message
+                flags, facts = _odd(decoded, None)
+            event = TrafficEvent(base + len(hot), mono, wall, direction, channel, text, message, facts, flags)
+            hot.append(event)
+            size += len(text)
+            link(event, message, direction)
+        self._hot_bytes += size
+        events = hot[start:]
+        keep = self._keep
+        if keep is not None and (len(hot) > keep or self._hot_bytes > self._keep_bytes):
+            self._spill_if_full()
+        for listener in tuple(self._listeners):
+            batch = self._batch.get(listener)
+            try:
+                if batch is not None:
+                    batch(events)
+                else:
+                    for event in events:
+                        listener(event)
+            except Exception as exc:
+                self.listener_errors.append(exc)
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+        return events
 
     def info(self, text: str, channel: Channel, /, **facts: Any) -> TrafficEvent:
         """Append a transport or protocol fact (process spawned, stream opened, era chosen, …)."""
@@ -320,13 +377,8 @@ class TrafficLog:
         facts: dict[str, Any] | None,
         malformed_is_problem: bool = True,
     ) -> TrafficEvent:
-        message = decoded.message
-        flags = decoded.flags
-        if isinstance(message, Malformed) and malformed_is_problem:
-            flags = [f"not a JSON-RPC message: {message.reason}", *flags]
-        if decoded.wire is not None:  # `raw` is not the wire's bytes: keep those too, exactly
-            facts = {**(facts or {}), "wire_base64": base64.b64encode(decoded.wire).decode("ascii")}
-        return self._append(direction, channel, decoded.text, message, facts, flags)
+        flags, facts = _odd(decoded, facts, malformed_is_problem)
+        return self._append(direction, channel, decoded.text, decoded.message, facts, flags)
 
     def _append(
         self,
@@ -444,3 +496,17 @@ class TrafficLog:
 
     def elapsed(self, event: TrafficEvent) -> float:
         return event.mono - self.started_mono
+
+
+def _odd(
+    decoded: Decoded, facts: dict[str, Any] | None, malformed_is_problem: bool = True
+) -> tuple[list[str], dict[str, Any]]:
+    """The flags and facts of a frame the whole decode was needed for: why it is malformed, its exact
+    bytes when `raw` is not them (invalid UTF-8)."""
+    flags = decoded.flags
+    message = decoded.message
+    if isinstance(message, Malformed) and malformed_is_problem:
+        flags = [f"not a JSON-RPC message: {message.reason}", *flags]
+    if decoded.wire is not None:  # `raw` is not the wire's bytes: keep those too, exactly
+        facts = {**(facts or {}), "wire_base64": base64.b64encode(decoded.wire).decode("ascii")}
+    return flags, facts or {}
