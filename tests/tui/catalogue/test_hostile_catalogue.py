@@ -11,19 +11,22 @@ from __future__ import annotations
 import asyncio
 import gc
 import io
+import json
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
 from scripted import wait_for
 from textual import events
 from textual.app import ComposeResult
-from textual.widgets import Button, OptionList, Static
+from textual.widgets import Button, Input, OptionList, Static
+from widget_state import widget_state
 
 from mcpx.transports.spec import resolve_target
 from mcpx.tui.catalogue.item_browser import MAX_SHOWN
@@ -138,14 +141,21 @@ async def test_a_ten_megabyte_description_over_streamable_http(http_server: str)
 
 
 async def test_twenty_thousand_tools_list_and_filter(monkeypatch: pytest.MonkeyPatch) -> None:
-    built: list[str] = []  # a spy: the tools whose call panel was composed
-    compose = ToolCallPanel.compose
+    built: list[str] = []  # a spy: the tools whose call panel was composed, or retargeted from another
+    compose, retarget = ToolCallPanel.compose, ToolCallPanel.retarget
 
     def spy(panel: ToolCallPanel) -> ComposeResult:
         built.append(panel.tool_name)
         return compose(panel)
 
+    def retarget_spy(panel: ToolCallPanel, tool: Any) -> bool:
+        done = retarget(panel, tool)
+        if done:
+            built.append(panel.tool_name)
+        return done
+
     monkeypatch.setattr(ToolCallPanel, "compose", spy)
+    monkeypatch.setattr(ToolCallPanel, "retarget", retarget_spy)
     app = app_for("many-tools", "--count", "20000")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.catalog.tools is not None, CONNECT)
@@ -176,6 +186,54 @@ async def test_twenty_thousand_tools_list_and_filter(monkeypatch: pytest.MonkeyP
         await pilot.press("slash", *"tool_1999")
         await wait_for(pilot, lambda: tools.option_count == 10, 10.0)  # tool_19990 … tool_19999
         await pilot.press("ctrl+q")  # the focus is in the filter, where q is a letter
+        await wait_for(pilot, lambda: not app.is_running, 10.0)
+
+
+def shown_tool(detail: ItemDetail) -> str | None:
+    """The tool whose call panel is on screen (a panel parked while the highlight moves is hidden)."""
+    panels = [p for p in detail.query("#call-form ToolCallPanel").results(ToolCallPanel) if p.visible]
+    return panels[0].tool_name if len(panels) == 1 and panels[0].query(Input) else None
+
+
+async def test_the_next_tool_of_the_same_shape_gets_the_form_with_nothing_of_the_last() -> None:
+    """Tools of one shape, each field with its own help (as in the 20,000): the highlight moving on
+    retargets the call panel instead of building one, and it is then exactly a fresh one — nothing typed,
+    called or answered for a tool shows in, or is sent by, the next one's form."""
+    app = app_for("many-tools", "--count", "3")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.catalog.tools is not None, CONNECT)
+        detail = app.query_one(ItemDetail)
+        await wait_for(pilot, lambda: shown_tool(detail) == "tool_00000", CONNECT)
+        panel = app.query_one(ToolCallPanel)
+        fresh = widget_state(panel)  # built for tool_00000
+        assert "text for tool 0" in text_of(panel.query_one(".field-help", Static))
+        await pilot.press("enter", *"abc")  # into the form's field, typing
+        await wait_for(pilot, lambda: panel.form.value == {"text": "abc"})
+        await pilot.press("escape", "escape", "down")  # out of the field, back to the list, next tool
+        await wait_for(pilot, lambda: shown_tool(detail) == "tool_00001")
+        assert app.query_one(ToolCallPanel) is panel  # the same widgets, retexted
+        box = panel.query_one(Input)
+        assert box.value == "" and panel.form.value == {} and not panel.form.touched
+        assert "text for tool 1" in text_of(panel.query_one(".field-help", Static))
+        assert panel.query_one("#call-button", Button).disabled  # its text is required, and empty
+        await pilot.press("enter", *"xyz", "enter")  # Enter in a valid form calls
+        await wait_for(pilot, lambda: not panel.running and isinstance(panel.last_outcome, dict), CONNECT)
+        sent = [e for e in app.traffic if e.direction == "out" and e.method == "tools/call"]
+        params = [json.loads(e.raw)["params"] for e in sent]
+        assert [(p["name"], p["arguments"]) for p in params] == [("tool_00001", {"text": "xyz"})]
+        assert panel.last_outcome["content"][0]["text"] == '{"text": "xyz"}'  # type: ignore[index]
+        await pilot.press("escape", "escape", "up")
+        await wait_for(pilot, lambda: shown_tool(detail) == "tool_00000")
+        assert app.query_one(ToolCallPanel) is panel
+        # no value, result or status of tool_00001's call (its result view is removed as it retargets)
+        await wait_for(pilot, lambda: not panel.query("ResultView"))
+        assert widget_state(panel) == fresh
+        # a call from the history loads its arguments into the tool's form (retargeted on the way)
+        app.screen.request_tool_call("tool_00002", {"text": "again"}, run=False)  # type: ignore[attr-defined]
+        await wait_for(pilot, lambda: shown_tool(detail) == "tool_00002")
+        await wait_for(pilot, lambda: panel.query_one(Input).value == "again")
+        assert panel.form.value == {"text": "again"} and app.query_one(ToolCallPanel) is panel
+        await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: not app.is_running, 10.0)
 
 

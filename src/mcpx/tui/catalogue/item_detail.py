@@ -2,134 +2,43 @@
 
 Description, annotations as badges, icons, input and output schemas pretty-printed, `_meta`, and the
 rest of the raw definition. `#call-form` is where calling lives: the schema form, the call button and
-the result mount there (an empty container until then).
+the result mount there (an empty container until then). What the pane says is `detail_text`.
+
+The panel is built once the highlight rests on an item (PANEL_DELAY). A tool's panel left idle is
+parked — hidden, its keys refused — while the highlight moves from tool to tool, and the next tool whose
+form has the same shape gets it retargeted (retexted in place) instead of a new one.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.console import Group, RenderableType
-from rich.json import JSON
-from rich.table import Table
+from rich.console import Group
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from mcpx.tui.catalogue.item_browser import BADGES, item_name
+from mcpx.tui.catalogue.detail_text import description_preview, item_sections, item_title
 from mcpx.tui.context import InspectContext
 from mcpx.tui.forms.form_keys import OWNS_LETTERS, keep_letters, shown_focusable
-from mcpx.tui.results.app_view import app_link_section, app_only
 from mcpx.tui.session_state import ItemKind
 from mcpx.tui.widgets.event_list_view import foreground, printable
 
+if TYPE_CHECKING:
+    from mcpx.tui.catalogue.tool_call import ToolCallPanel
+
 Selection = tuple[ItemKind, Any]
-_SHOWN_FIELDS = {
-    "name",
-    "title",
-    "description",
-    "inputSchema",
-    "outputSchema",
-    "annotations",
-    "_meta",
-    "icons",
-}
-SINGULAR = {
-    "tools": "tool",
-    "resources": "resource",
-    "resourceTemplates": "resource template",
-    "prompts": "prompt",
-}
-
-
-#: a description longer than this (characters or lines) shows a preview and a button for the rest
-PREVIEW_CHARS = 4_000
-PREVIEW_LINES = 40
-#: a JSON section whose pretty text is longer than this shows its first lines only
-JSON_CHARS = 100_000
-JSON_LINES = 400
 #: seconds the highlight must rest on an item before its call panel (the form) is built: building one takes
-#: ~30 widgets and a layout (a quarter of a second of CPU), too much for every step of a held-down ↓
+#: ~20 widgets and layouts (~0.2 s of CPU; retargeting a tool's panel ~40 ms), too much for every step of
+#: a held-down ↓
 PANEL_DELAY = 0.12
-
-
-def size_text(chars: int) -> str:
-    if chars >= 2**20:
-        return f"{chars / 2**20:.1f} MB"
-    return f"{chars / 2**10:.0f} KB" if chars >= 2**10 else f"{chars} characters"
-
-
-def description_preview(text: str) -> tuple[str, str | None]:
-    """The part of a description laid out on screen, and a sentence saying what was cut (or None).
-
-    A server may send a 10 MB description: laying it out whole took 20 s and half a gigabyte, so a long
-    one shows its first lines here and the whole text opens in a view that draws only what is visible."""
-    head = text[: PREVIEW_CHARS + 1]
-    lines = head.split("\n")
-    if len(text) <= PREVIEW_CHARS and len(lines) <= PREVIEW_LINES:
-        return text, None
-    shown = "\n".join(line[:400] for line in lines[:PREVIEW_LINES])[:PREVIEW_CHARS]
-    total_lines = text.count("\n") + 1
-    note = (
-        f"The description is {size_text(len(text))} ({total_lines:,} lines); its beginning is shown. "
-        "Press “Show the whole description” to read all of it."
-    )
-    return shown, note
-
-
-#: JSON nested deeper than this is not shown (no schema a person reads is; the traffic log has it all)
-MAX_DEPTH = 200
-
-
-def _deeper_than(value: Any, limit: int) -> bool:
-    """Whether `value` nests lists/objects more than `limit` deep (iteratively: no recursion to exhaust)."""
-    todo: list[tuple[Any, int]] = [(value, 0)]
-    while todo:
-        item, depth = todo.pop()
-        if isinstance(item, (dict, list)):
-            if depth >= limit:
-                return True
-            children = item.values() if isinstance(item, dict) else item
-            todo.extend((child, depth + 1) for child in children)
-    return False
-
-
-def pretty_json(value: Any) -> RenderableType:
-    """Syntax-highlighted JSON (indent 2) of an already-parsed value; a huge or very deep one is cut to
-    its first lines with a sentence saying so (the whole is in the traffic log's raw frame)."""
-    import json
-
-    try:
-        # depth is bounded here, not left to a RecursionError: json.dumps with an indent recurses in Python,
-        # which 3.10/3.11 stop near 1,000 levels and 3.12+ do not (a 3,000-deep schema rendered there)
-        if _deeper_than(value, MAX_DEPTH):
-            raise RecursionError
-        text = json.dumps(value, indent=2, default=repr, ensure_ascii=False)
-    except RecursionError:
-        return Text(
-            "(nested too deeply to show here: the whole JSON is in the traffic log — open the listing's "
-            "response with t, then Enter, and r for the raw frame)",
-            style="italic",
-        )
-    except (TypeError, ValueError):
-        return Text(repr(value)[:JSON_CHARS])
-    if len(text) <= JSON_CHARS and text.count("\n") < JSON_LINES:
-        return JSON(text)
-    head = "\n".join(text[:JSON_CHARS].split("\n")[:JSON_LINES])
-    note = Text(
-        f"\n… {size_text(len(text))} of JSON in all; the first {head.count(chr(10)) + 1} lines are shown. "
-        "The whole is in the traffic log: open the listing's response (t, then Enter; r for the raw frame).",
-        style="italic",
-    )
-    return Group(Text(head), note)
 
 
 class ItemDetail(VerticalScroll, can_focus=True):
@@ -183,6 +92,13 @@ Inside its form the form owns the keys: letters type, they never reach the app's
         #: bumped per selection: a timer armed after a repaint is for the selection it was armed for
         self._panel_generation = 0
         self._panel: Widget | None = None
+        #: the last tool's panel, hidden while the highlight moves from tool to tool (`_park_or_drop`)
+        self._parked: ToolCallPanel | None = None
+
+    @property
+    def shown_panel(self) -> Widget | None:
+        """The selected item's call panel once built (or retargeted) for it, else None."""
+        return self._panel
 
     def compose(self) -> ComposeResult:
         yield Static("Select a tool, resource, template or prompt on the left.", id="detail-title")
@@ -202,7 +118,7 @@ Inside its form the form owns the keys: letters type, they never reach the app's
             body.update("")
             return
         kind, item = selection
-        title.update(self._title(kind, item))
+        title.update(item_title(kind, item))
         text = getattr(item, "description", None)
         shown, cut = description_preview(text.strip()) if isinstance(text, str) else ("", None)
         rendered = Text(printable(shown, multiline=True)) if text else Text("(no description)", style="dim")
@@ -214,7 +130,7 @@ Inside its form the form owns the keys: letters type, they never reach the app's
             whole.remove_children()
         if cut is not None:
             whole.mount(Button("Show the whole description", id="detail-show-description", compact=True))
-        body.update(Group(*self._sections(kind, item)))
+        body.update(Group(*item_sections(kind, item, foreground(self, "item-detail--heading"))))
         self.scroll_home(animate=False)
 
     @on(Button.Pressed, "#detail-show-description")
@@ -242,28 +158,58 @@ Inside its form the form owns the keys: letters type, they never reach the app's
         if self._panel_timer is not None:
             self._panel_timer.stop()
             self._panel_timer = None
-        form = self.query_one("#call-form", Vertical)
-        if form.children:
-            form.remove_children()
-        self._panel = None
+        self._park_or_drop(selection)
         self._panel_due = selection is not None
         self._panel_generation += 1
         if selection is not None:
             self.call_after_refresh(self._arm_panel_timer, self._panel_generation)
+
+    def _park_or_drop(self, selection: Selection | None) -> None:
+        """A tool's panel, idle, is parked (hidden, its keys refused) while the highlight moves from tool to
+        tool: the tool it rests on may have a form of the same shape, shown by retexting these widgets
+        (`ToolCallPanel.retarget`, a fraction of a build). Any other panel is removed."""
+        from mcpx.tui.catalogue.tool_call import ToolCallPanel
+
+        form = self.query_one("#call-form", Vertical)
+        panel = self._panel or self._parked
+        self._panel = None
+        self._parked = None
+        if (
+            isinstance(panel, ToolCallPanel)
+            and selection is not None
+            and selection[0] == "tools"
+            and not panel.running
+            and panel.parent is form
+        ):
+            if not panel.parked:
+                panel.park()
+            self._parked = panel
+        for child in list(form.children):  # an empty removal still costs a pass of the screen's layout
+            if child is not self._parked:
+                child.remove()
 
     def _arm_panel_timer(self, generation: int) -> None:
         if generation == self._panel_generation and self._panel_due and self.is_attached:
             self._panel_timer = self.set_timer(PANEL_DELAY, self.show_call_panel, name="call-panel")
 
     def show_call_panel(self) -> None:
-        """Build the selected item's call panel now if it is still waiting for the highlight to rest."""
+        """Build the selected item's call panel now if it is still waiting for the highlight to rest (or
+        retarget the parked one, when the item is a tool of the same form shape)."""
         if not self._panel_due:
             return
         self._panel_due = False
         if self._panel_timer is not None:
             self._panel_timer.stop()
             self._panel_timer = None
-        panel = self.call_panel(*self.selection) if self.selection is not None else None
+        parked, self._parked = self._parked, None
+        selection = self.selection
+        if parked is not None:
+            tool = self._tool_raw(*selection) if selection is not None else None
+            if tool is not None and parked.retarget(tool):
+                self._panel = parked
+                return
+            parked.remove()
+        panel = self.call_panel(*selection) if selection is not None else None
         self._panel = panel
         if panel is not None:
             self.query_one("#call-form", Vertical).mount(panel)
@@ -320,10 +266,16 @@ Inside its form the form owns the keys: letters type, they never reach the app's
         else:
             self.post_message(self.Left(self))
 
+    @staticmethod
+    def _tool_raw(kind: ItemKind, item: Any) -> dict[str, Any] | None:
+        """The raw definition of a tool that can be called (it has a name), else None."""
+        raw = getattr(item, "raw", None)
+        return raw if kind == "tools" and isinstance(raw, dict) and isinstance(raw.get("name"), str) else None
+
     def call_panel(self, kind: ItemKind, item: Any) -> Widget | None:
         """What `#call-form` holds for the item: the panel that calls, reads or gets it."""
         raw: dict[str, Any] = item.raw if isinstance(getattr(item, "raw", None), dict) else {}
-        if kind == "tools" and isinstance(raw.get("name"), str):
+        if self._tool_raw(kind, item) is not None:
             from mcpx.tui.catalogue.tool_call import ToolCallPanel
 
             return ToolCallPanel(raw, self.context)
@@ -340,92 +292,3 @@ Inside its form the form owns the keys: letters type, they never reach the app's
 
             return PromptPanel(raw, self.context)
         return None
-
-    def _title(self, kind: ItemKind, item: Any) -> Content:
-        parts: list[tuple[str, str] | str] = [(printable(item_name(kind, item)), "bold $text-primary")]
-        name = getattr(item, "name", None)
-        if name and name != item_name(kind, item):
-            parts.append((f"  {printable(name)}", "$foreground-muted"))
-        parts.append((f"  {SINGULAR[kind]}", "$foreground-muted"))
-        annotations = getattr(item, "annotations", None)
-        for attr, (label, colour) in BADGES.items():
-            if annotations is not None and getattr(annotations, attr, None) is True:
-                parts += ["  ", (f" {label} ", f"${colour} reverse")]
-        if kind == "tools" and app_only(getattr(item, "raw", None)):
-            parts += ["  ", (" app only ", "$accent reverse")]
-        return Content.assemble(*parts)
-
-    def _sections(self, kind: ItemKind, item: Any) -> list[RenderableType]:
-        raw: dict[str, Any] = item.raw if isinstance(getattr(item, "raw", None), dict) else {}
-        sections: list[RenderableType] = []
-        problems = getattr(item, "problems", [])
-        if problems:
-            sections.append(self._heading("Problems"))
-            sections.append(Text("\n".join(problems), style="bold"))
-        facts = Table.grid(padding=(0, 2))
-        facts.add_column(style="dim")
-        facts.add_column()
-        for label, key in (
-            ("URI", "uri"),
-            ("URI template", "uriTemplate"),
-            ("MIME type", "mimeType"),
-            ("Size", "size"),
-        ):
-            if key in raw:
-                facts.add_row(label, printable(str(raw[key])))
-        if facts.row_count:
-            sections.append(facts)
-        if kind == "prompts":
-            sections.append(self._heading("Arguments"))
-            args = raw.get("arguments") or []
-            table = Table(box=None, padding=(0, 2), show_edge=False, header_style="dim")
-            table.add_column("name")
-            table.add_column("required")
-            table.add_column("description")
-            for arg in args if isinstance(args, list) else []:
-                if isinstance(arg, dict):
-                    required = "yes" if arg.get("required") else ""
-                    table.add_row(
-                        printable(str(arg.get("name", "?"))),
-                        required,
-                        printable(str(arg.get("description") or "")),
-                    )
-            sections.append(table if table.row_count else Text("(none)", style="dim"))
-        app = app_link_section(raw) if kind == "tools" else None
-        if app is not None:
-            sections += [self._heading("App (MCP Apps)"), app]
-        if "annotations" in raw:
-            sections.append(self._heading("Annotations"))
-            sections.append(pretty_json(raw["annotations"]))
-        if "icons" in raw:
-            sections.append(self._heading("Icons"))
-            icons = raw["icons"] if isinstance(raw["icons"], list) else []
-            lines = []
-            for icon in icons:
-                if isinstance(icon, dict):
-                    src = str(icon.get("src", ""))
-                    shown = src if not src.startswith("data:") else src[:40] + "…"
-                    extra = " ".join(str(icon[k]) for k in ("mimeType", "sizes", "theme") if k in icon)
-                    lines.append(f"• {shown} {extra}".rstrip())
-            sections.append(Text(printable("\n".join(lines) or "(none)")))
-        if "inputSchema" in raw:
-            sections.append(self._heading("Input schema"))
-            sections.append(pretty_json(raw["inputSchema"]))
-        if "outputSchema" in raw:
-            sections.append(self._heading("Output schema"))
-            sections.append(pretty_json(raw["outputSchema"]))
-        if "_meta" in raw:
-            sections.append(self._heading("_meta"))
-            sections.append(pretty_json(raw["_meta"]))
-        rest = {
-            k: v
-            for k, v in raw.items()
-            if k not in _SHOWN_FIELDS | {"uri", "uriTemplate", "mimeType", "size", "arguments"}
-        }
-        if rest:
-            sections.append(self._heading("Other fields"))
-            sections.append(pretty_json(rest))
-        return sections
-
-    def _heading(self, title: str) -> Text:
-        return Text(f"\n{title}", style=foreground(self, "item-detail--heading"))

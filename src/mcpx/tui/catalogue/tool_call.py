@@ -11,7 +11,9 @@ call history is built on those).
 
 A tool whose `execution.taskSupport` is `required` is called as a task (the button says so); an
 `optional` one has an "as a task" switch. The task's status and message show where progress does; the
-Tasks tab lists it with its polls, and cancels it.
+Tasks tab lists it with its polls, and cancels it. What runs and ends shows in `call_outcome`.
+
+An idle panel is parked while the highlight moves and retargeted to the next tool of the same form shape.
 """
 
 from __future__ import annotations
@@ -19,8 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -29,17 +30,15 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.message_pump import MessagePump
-from textual.widgets import Button, Checkbox, ProgressBar, Static
+from textual.widgets import Button, Checkbox, Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from mcpx.errors import McpxError, RpcError
+from mcpx.errors import McpxError
 from mcpx.protocol.tasks import TaskState, task_support
+from mcpx.tui.catalogue.call_outcome import CallOutcome, CallProgress, response_size
 from mcpx.tui.context import InspectContext
 from mcpx.tui.forms.schema_form import SchemaForm
 from mcpx.tui.widgets.formats import format_latency
-
-if TYPE_CHECKING:
-    pass
 
 
 def _raw(tool: Any) -> dict[str, Any]:
@@ -110,6 +109,8 @@ expected (into the server's collection, `server.mcpx.yaml` beside its script).
         #: the status line's text (`_say`)
         self._status = ""
         self._home: MessagePump | None = None
+        #: hidden and inert while the highlight moves on (`park`): retargeted or removed once it rests
+        self.parked = False
 
     @property
     def destructive(self) -> bool:
@@ -143,13 +144,44 @@ expected (into the server's collection, `server.mcpx.yaml` beside its script).
             yield Button("Send anyway  ctrl+g", id="send-anyway", variant="warning", compact=True)
             yield Button("Cancel  esc", id="cancel-call", variant="error", compact=True)
             yield Static(Content(status), id="call-status")
-        with Vertical(id="call-progress-row"):
-            # the bar mounts while a call runs: an idle one keeps a 1 s timer, and 15 Hz when
-            # indeterminate (a panel that waits must cost no CPU)
-            yield Static("", id="progress-message")
-        yield Vertical(id="call-result")
+        yield CallProgress(id="call-progress-row")
+        yield CallOutcome(id="call-result")
 
     # -- the outside ---------------------------------------------------------------------------------
+    def park(self) -> None:
+        """Hide the panel and refuse its keys and buttons: the highlight has moved to another tool, whose
+        panel may be this one retargeted (`retarget`) once the highlight rests."""
+        self.parked = True
+        # hidden, not taken out of the layout: the detail keeps its height while the highlight moves (one
+        # pass of the screen's layout less, twice, when its scrollbar would come and go)
+        self.visible = False
+
+    def retarget(self, tool: Any) -> bool:
+        """Become the panel of `tool`, as if built for it, when its form has the same shape (see
+        `SchemaForm.retarget`): nothing typed for the previous tool is kept, no result or status of its
+        call shown; shown again. False (nothing changed) when it must be built anew."""
+        raw = _raw(tool)
+        if self.running or not self.is_mounted or task_support(raw) != task_support(self.tool):
+            return False
+        if not self.form.retarget(raw.get("inputSchema")):
+            return False
+        self.tool = raw
+        self.tool_name = str(raw.get("name", ""))
+        self.worker = None
+        self.last_outcome = None
+        self._cancelled = False
+        self._task_id = None
+        self._home = None
+        self.query_one(CallOutcome).clear()
+        self.query_one(CallProgress).say("")
+        for box in self.query("#call-as-task").results(Checkbox):
+            with box.prevent(Checkbox.Changed):
+                box.value = False
+        self._refresh_button()
+        self.parked = False
+        self.visible = True
+        return True
+
     def load_arguments(self, arguments: dict[str, Any]) -> None:
         """Put these arguments into the form (a call from the history, a saved call)."""
         self.form.load(arguments)
@@ -176,6 +208,8 @@ expected (into the server's collection, `server.mcpx.yaml` beside its script).
 
     # -- actions -------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.parked:
+            return False
         if action == "cancel":
             return self.running
         if action in ("call", "send_anyway"):
@@ -183,21 +217,21 @@ expected (into the server's collection, `server.mcpx.yaml` beside its script).
         return True
 
     def action_call(self) -> None:
-        form = self.form
-        if not form.raw_valid_json:
-            self._say("The raw JSON does not parse: nothing to send.")
-            return
-        if form.issues:
-            self.notify(f"Not called: {form.summary()} (ctrl+g sends anyway)", severity="warning")
-            return
-        self._confirm_then_call(form.value)
+        self._send(checked=True)
 
     def action_send_anyway(self) -> None:
+        self._send(checked=False)
+
+    def _send(self, *, checked: bool) -> None:
         form = self.form
+        if self.parked:  # another tool is highlighted: this panel's arguments are not for it
+            return
         if not form.raw_valid_json:
             self._say("The raw JSON does not parse: nothing to send.")
-            return
-        self._confirm_then_call(form.value)
+        elif checked and form.issues:
+            self.notify(f"Not called: {form.summary()} (ctrl+g sends anyway)", severity="warning")
+        else:
+            self._confirm_then_call(form.value)
 
     def action_cancel(self) -> None:
         if self.running and self.worker is not None:
@@ -226,20 +260,11 @@ expected (into the server's collection, `server.mcpx.yaml` beside its script).
         question = f"{self.tool_name} is marked destructive (destructiveHint). Call it with these arguments?"
         self.app.push_screen(ConfirmScreen(question, text, confirm="Call it"), answered)
 
-    @on(Button.Pressed, "#call-button")
-    def _call_pressed(self, event: Button.Pressed) -> None:
+    @on(Button.Pressed, "#call-button, #send-anyway, #cancel-call")
+    def _button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.action_call()
-
-    @on(Button.Pressed, "#send-anyway")
-    def _anyway_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_send_anyway()
-
-    @on(Button.Pressed, "#cancel-call")
-    def _cancel_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.action_cancel()
+        actions = {"call-button": self.action_call, "send-anyway": self.action_send_anyway}
+        actions.get(event.button.id or "", self.action_cancel)()
 
     @on(SchemaForm.Submitted)
     def _form_submitted(self, event: SchemaForm.Submitted) -> None:
@@ -266,7 +291,8 @@ expected (into the server's collection, `server.mcpx.yaml` beside its script).
         self.set_class(invalid, "-invalid")
         button = self.query_one("#call-button", Button)
         button.disabled = invalid
-        button.tooltip = tooltip
+        if button.tooltip != tooltip:
+            button.tooltip = tooltip
         self._say(status)
 
     def _say(self, text: str) -> None:
@@ -281,7 +307,7 @@ expected (into the server's collection, `server.mcpx.yaml` beside its script).
         if client is None:
             self._say("Not connected: press r to reconnect.")
             return
-        await self._show_running(True)
+        await self._show_running()
         traffic = client.traffic
         first = len(traffic)
         started = clock()
@@ -298,7 +324,7 @@ expected (into the server's collection, `server.mcpx.yaml` beside its script).
             else:
                 outcome = await client.request("tools/call", params, timeout=None, on_progress=self._progress)
             latency = clock() - started
-            size = self._response_size(traffic, first, outcome)
+            size = response_size(traffic, first, outcome)
         except asyncio.CancelledError:
             latency = clock() - started
             outcome = McpxError(f"cancelled by you after {format_latency(latency)}")
@@ -323,54 +349,22 @@ expected (into the server's collection, `server.mcpx.yaml` beside its script).
         self._task_changed(state)
 
     def _task_changed(self, state: TaskState) -> None:
-        if state.task_id != self._task_id or not self.is_attached:
-            return
-        message = f" — {state.status_message}" if state.status_message else ""
-        text = f"task {state.task_id[:12]}: {state.status}{message}"
-        self.query_one("#progress-message", Static).update(Content(text))
-
-    @staticmethod
-    def _response_size(traffic: Any, first: int, result: Any) -> int | None:
-        """The length of the response frame that carried `result` (found by identity, not re-encoded)."""
-        for event in reversed(list(traffic.since(first))):
-            message = event.message
-            if event.direction == "in" and getattr(message, "result", None) is result:
-                return len(event.raw)
-        return None
+        if state.task_id == self._task_id and self.is_attached:
+            self.query_one(CallProgress).task_status(state)
 
     def _progress(self, progress: Any, total: Any, message: Any) -> None:
-        if not self.is_attached:
-            return
-        bars = self.query("#call-progress").results(ProgressBar)
-        bar = next(bars, None)
-        if bar is None:
-            pass
-        elif isinstance(total, (int, float)) and total > 0:
-            bar.update(
-                total=float(total), progress=float(progress) if isinstance(progress, (int, float)) else 0
-            )
-        elif isinstance(progress, (int, float)):
-            bar.update(total=None)
-        done = f"{progress:g}" if isinstance(progress, (int, float)) else "?"
-        of = f" of {total:g}" if isinstance(total, (int, float)) else ""
-        text = f"{message}  ({done}{of})" if isinstance(message, str) and message else f"{done}{of}"
-        self.query_one("#progress-message", Static).update(Content(text))
+        if self.is_attached:
+            self.query_one(CallProgress).progress(progress, total, message)
 
-    async def _show_running(self, running: bool) -> None:
+    async def _show_running(self) -> None:
         if not self.is_attached:
             return
-        self.set_class(running, "-running")
-        self.query_one("#call-button", Button).disabled = running
-        if not running:
-            await self.query("#call-progress").remove()
-        if running:
-            self.set_class(False, "-invalid")
-            if not self.query("#call-progress"):
-                row = self.query_one("#call-progress-row", Vertical)
-                await row.mount(ProgressBar(id="call-progress", show_eta=False), before=0)
-            self.query_one("#progress-message", Static).update(Content("waiting for the server…"))
-            self._say(f"Calling {self.tool_name}…")
-            await self.query_one("#call-result", Vertical).remove_children()
+        self.set_class(True, "-running")
+        self.set_class(False, "-invalid")
+        self.query_one("#call-button", Button).disabled = True
+        await self.query_one(CallProgress).start()
+        self._say(f"Calling {self.tool_name}…")
+        await self.query_one(CallOutcome).remove_children()
 
     async def _show_outcome(
         self,
@@ -388,40 +382,20 @@ expected (into the server's collection, `server.mcpx.yaml` beside its script).
             return
         self.set_class(False, "-running")
         self.query_one("#call-button", Button).disabled = False
-        await self.query("#call-progress").remove()
-        holder = self.query_one("#call-result", Vertical)
-        await holder.remove_children()
+        await self.query_one(CallProgress).stop()
         took = format_latency(latency) if latency is not None else "?"
-        if cancelled:
-            self._say(f"✗ Cancelled after {took}: the server was told (notifications/cancelled).")
-            await holder.mount(Static(Content.styled(f"Cancelled after {took}.", "bold $text-warning")))
-        elif isinstance(outcome, Mapping):
-            from mcpx.tui.results.result_view import ResultView
-
-            self._say("")
-            await holder.mount(
-                ResultView(
-                    outcome,
-                    tool=self.tool,
-                    latency=latency,
-                    size=size,
-                    context=self.context,
-                    classes="call-result-view",
-                )
-            )
-        else:
-            self._say("")
-            await holder.mount(Static(self._error_text(outcome, took), classes="call-error"))
+        cancel = f"✗ Cancelled after {took}: the server was told (notifications/cancelled)."
+        self._say(cancel if cancelled else "")
+        holder = self.query_one(CallOutcome)
+        await holder.show(
+            outcome,
+            tool=self.tool,
+            latency=latency,
+            size=size,
+            context=self.context,
+            took=took,
+            cancelled=cancelled,
+        )
         self._refresh_button()
         # the result is in view: the detail pane scrolls to its top (it landed below the fold before)
         self.call_after_refresh(holder.scroll_visible, top=True, animate=False)
-
-    @staticmethod
-    def _error_text(error: Any, took: str) -> Content:
-        if isinstance(error, RpcError):
-            text = f"{error.method} failed after {took}: {error.error_message} (error {error.error_code})"
-        elif isinstance(error, McpxError):
-            text = f"The call failed after {took}: {error.message}"
-        else:
-            text = f"The call failed after {took}: {type(error).__name__}: {error}"
-        return Content.styled(text, "bold $text-error")

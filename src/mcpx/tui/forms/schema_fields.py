@@ -167,7 +167,20 @@ class FieldView(Vertical):
     def show_errors(self, messages: list[str]) -> None:
         self.set_class(bool(messages), "-invalid")
         for error in self.query_children(".field-error").results(Static):
-            error.update(Content("\n".join(f"✗ {m}" for m in messages)))
+            retext(error, Content("\n".join(f"✗ {m}" for m in messages)))
+
+
+def retext(static: Static, content: Content) -> None:
+    """`static.update(content)` unless it shows that already: each update lays out the whole screen."""
+    shown = static.content
+    if not (isinstance(shown, Content) and shown.plain == content.plain and shown.spans == content.spans):
+        static.update(content)
+
+
+def placeholder(node: Node) -> str:
+    """What a text field's empty editor says: the format's example, else the type."""
+    fmt = node.spec.schema.get("format")
+    return (_FORMAT_HINTS.get(fmt, fmt) if isinstance(fmt, str) else type_hint(node)) or ""
 
 
 class TextField(FieldView):
@@ -176,11 +189,9 @@ class TextField(FieldView):
     def editor(self) -> ComposeResult:
         node = self.node
         assert isinstance(node, (StringNode, NumberNode))
-        fmt = node.spec.schema.get("format")
-        placeholder = _FORMAT_HINTS.get(fmt, fmt) if isinstance(fmt, str) else type_hint(node)
         yield Input(
             node.text,
-            placeholder=placeholder or "",
+            placeholder=placeholder(node),
             disabled=node.spec.read_only,
             select_on_focus=False,
             compact=True,
@@ -256,7 +267,7 @@ class EnumField(FieldView):
 class ConstField(FieldView):
     def editor(self) -> ComposeResult:
         assert isinstance(self.node, ConstNode)
-        yield Static(Content.styled(dumps(self.node.const), "$text-accent"))
+        yield Static(Content.styled(dumps(self.node.const), "$text-accent"), classes="const-value")
 
 
 class MultiField(FieldView):
@@ -350,6 +361,11 @@ class VariantField(FieldView):
 
 
 def field_view(node: Node, *, bare: bool = False) -> FieldView:
+    return view_class(node)(node, bare=bare)
+
+
+def view_class(node: Node) -> type[FieldView]:
+    """The field view that shows a node of this kind."""
     from mcpx.tui.forms.schema_groups import ArrayField, ObjectField
 
     kinds: dict[str, type[FieldView]] = {
@@ -365,4 +381,4 @@ def field_view(node: Node, *, bare: bool = False) -> FieldView:
         "object": ObjectField,
         "array": ArrayField,
     }
-    return kinds.get(node.kind, FieldView)(node, bare=bare)
+    return kinds.get(node.kind, FieldView)

@@ -31,7 +31,8 @@ from textual.widgets import Button, ContentSwitcher, Input, Static, TextArea
 from mcpx.schema.form import ArrayNode, FormModel, Issue, Path, VariantNode
 from mcpx.schema.validate import validate
 from mcpx.tui.forms.form_keys import shown_focusable
-from mcpx.tui.forms.schema_fields import FieldView, field_view
+from mcpx.tui.forms.form_reuse import fits, retarget
+from mcpx.tui.forms.schema_fields import FieldView, field_view, retext
 
 
 def _dump(value: Any) -> str:
@@ -170,6 +171,27 @@ a string field is sent as a string, a number field sends a number.
             self._raw_text = self._raw_base = _dump(self.model.value())
             self.query_one("#form-raw", TextArea).load_text(self._raw_text)
         self._rebuild()
+
+    def retarget(self, schema: Any) -> bool:
+        """Become the form of another schema of the same shape, as if built anew for it (nothing typed
+        kept, its defaults in, its errors shown), retexting the fields in place; False (and nothing
+        changed) when the shape differs, the raw editor is open or a change is still being shown."""
+        if self.raw_mode or not self.is_mounted:
+            return False
+        roots = self.query_one("#form-fields", Vertical).query_children(FieldView)
+        root = roots.first() if len(roots) == 1 else None
+        if root is None or root.node is not self.model.root:
+            return False  # a load's new fields are still to be mounted
+        model = FormModel(schema)
+        if not fits(root, model.root):
+            return False
+        retarget(root, model.root)
+        self.model = model
+        self._raw_text = self._raw_base = ""
+        self._issues = model.issues()
+        self._pristine = _dump(model.value())
+        self._validate()
+        return True
 
     # -- building ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -311,5 +333,4 @@ a string field is sent as a string, a number field sends a number.
                 placed.setdefault(target, []).extend(f"{lead}: {m}" if lead else m for m in messages)
         for path, view in shown.items():
             view.show_errors(placed.get(path, []) if path else [])
-        errors = self.query_one("#form-errors", Static)
-        errors.update(Content("\n".join(f"✗ {m}" for m in top)))
+        retext(self.query_one("#form-errors", Static), Content("\n".join(f"✗ {m}" for m in top)))

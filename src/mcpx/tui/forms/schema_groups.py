@@ -16,6 +16,18 @@ from mcpx.schema.form import ArrayNode, ObjectNode
 from mcpx.tui.forms.schema_fields import FieldView, field_view
 
 
+def expand_label(node: ObjectNode) -> str:
+    """The button of an optional object left out."""
+    return f"+ {node.spec.title or 'object'}"
+
+
+def group_title(node: ObjectNode) -> str:
+    """The title of an object's collapsible group: its name, required mark and number of fields."""
+    title = (node.spec.title or "object") + (" *" if node.spec.required else "")
+    count = len(node.fields) + len(node.rows)
+    return f"{title}  · {count} field{'s' if count != 1 else ''}"
+
+
 class ObjectField(FieldView):
     """Named fields in a collapsible group, then key/value rows for additional properties."""
 
@@ -32,16 +44,12 @@ class ObjectField(FieldView):
         node = self.node
         assert isinstance(node, ObjectNode)
         if not node.present:
-            yield Button(
-                f"+ {node.spec.title or 'object'}", name="expand", classes="add-button", compact=True
-            )
+            yield Button(expand_label(node), name="expand", classes="add-button", compact=True)
             return
         if node.path == () or self.bare:
             yield from self._body(node)
             return
-        title = (node.spec.title or "object") + (" *" if node.spec.required else "")
-        count = len(node.fields) + len(node.rows)
-        with Collapsible(title=f"{title}  · {count} field{'s' if count != 1 else ''}", collapsed=False):
+        with Collapsible(title=group_title(node), collapsed=False):
             yield from self._body(node)
 
     def _body(self, node: ObjectNode) -> ComposeResult:

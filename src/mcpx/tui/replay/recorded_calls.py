@@ -22,7 +22,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from mcpx.record.session import describe, plain_params
-from mcpx.tui.catalogue.item_detail import pretty_json
+from mcpx.tui.catalogue.detail_text import pretty_json
 from mcpx.tui.widgets.event_list_view import printable
 from mcpx.tui.widgets.formats import format_latency
 from mcpx.wire.jsonrpc import ErrorResponse, Request, Response

@@ -156,8 +156,8 @@ class InspectCommands(Provider):
             if score > 0:
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
         app = cast("InspectScreen", self.screen)  # the screen the palette was opened on
+        from mcpx.tui.catalogue.detail_text import SINGULAR
         from mcpx.tui.catalogue.item_browser import item_name
-        from mcpx.tui.catalogue.item_detail import SINGULAR
         from mcpx.tui.session_state import KINDS
 
         needle = query.strip().lower()

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from mcpx.tui.catalogue.item_detail import pretty_json
+from mcpx.tui.catalogue.detail_text import pretty_json
 from mcpx.tui.session_state import ServerInfo
 from mcpx.tui.widgets.event_list_view import foreground, printable
 from mcpx.tui.widgets.glyphs import ARROWS

@@ -395,9 +395,10 @@ class InspectScreen(Screen[None]):
 
     def action_call_tool(self) -> None:
         """ctrl+r from anywhere: the selected tool's call button (its panel explains a refusal)."""
-        panels = self.query(ToolCallPanel)
-        if panels:
-            panels.first().action_call()
+        for panel in self.query(ToolCallPanel):
+            if not panel.parked:  # not a panel hidden while the highlight moves (or one leaving)
+                panel.action_call()
+                return
 
     def action_show_info(self) -> None:
         navigation.show_info(self)

@@ -47,14 +47,15 @@ async def open_tool_call(
     loop = asyncio.get_running_loop()
     deadline = loop.time() + PANEL_WAIT
 
-    def ready() -> Any:  # the new tool's panel, composed (the previous one may still be leaving)
-        for panel in detail.query("#call-form ToolCallPanel"):
-            if (
-                getattr(panel, "tool_name", None) == tool_name
-                and panel.is_attached
-                and panel.query("SchemaForm")
-            ):
-                return panel
+    def ready() -> Any:  # the new tool's panel, composed (panels still leaving may have the same name)
+        panel = detail.shown_panel
+        if (
+            panel is not None
+            and getattr(panel, "tool_name", None) == tool_name
+            and panel.is_attached
+            and panel.query("SchemaForm")
+        ):
+            return panel
         return None
 
     while (panel := ready()) is None:
