@@ -17,9 +17,12 @@ with one keep-alive `httpx.Client`.
 
 Each call is timed on its own; the figure is the median per call, and the added latency is the proxied
 median minus the direct one. Throughput: over stdio, N requests written at once (pipelined) and the time
-until the N-th answer, calls/s proxied ÷ direct; over HTTP, sequential calls/s proxied ÷ direct. Rounds
-interleave direct and proxied so that drift on a busy machine hits both alike; the proxies' CPU time is
-reported per call (from /proc: user + system of the proxy process).
+until the N-th answer, calls/s proxied ÷ direct; over HTTP, sequential calls/s proxied ÷ direct (a host
+that waits for each answer: 1/latency) and concurrent ones (`--concurrency` keep-alive connections POSTing
+at once from a raw-socket host, each sending its next request when its answer is in: what a proxy serving
+HTTP hosts carries), against the echo server and the SDK's. Rounds interleave direct and proxied so that
+drift on a busy machine hits both alike; the proxies' CPU time is reported per call (from /proc: user +
+system of the proxy process), sequential and pipelined/concurrent apart.
 
 The floor (`bare_relay`): `benchmarks/bare_relay.py`, a relay that passes bytes on and does nothing else
 (no decoding, log or recording), in the same rounds over stdio and over HTTP (a TCP relay): what the two
@@ -27,7 +30,8 @@ extra process hops of any proxy cost on this machine, apart from the proxy's own
 
 `--baseline DIR` runs, in each round, the stdio and HTTP proxies of another source tree as well (`DIR` on
 PYTHONPATH: a checkout's `src` before a change): before and after in one run, under the same load, in
-`baseline` (its medians, ratios and CPU beside this tree's).
+`baseline` (its medians, ratios and CPU beside this tree's). The two take turns going first, round by
+round, so that neither always gets the state the other left (a warm cache, a busier minute).
 """
 
 from __future__ import annotations
@@ -139,6 +143,63 @@ def http_sequential(client: object, url: str, n: int) -> list[float]:
     return times
 
 
+def http_concurrent(url: str, n: int, k: int) -> float:
+    """Seconds for `n` calls POSTed over `k` keep-alive connections at once (each connection sends its
+    next request as soon as its answer is in): what a proxy serving many HTTP hosts, or one host with
+    requests in flight side by side, can carry. The host is a `selectors` loop on raw sockets, so its own
+    cost per call (a few µs) hides nothing; every answer must be a Content-Length reply."""
+    import selectors
+    import socket
+
+    host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
+    path = "/" + url.split("//")[1].split("/", 1)[1]
+    selector = selectors.DefaultSelector()
+    buffers: dict[socket.socket, bytearray] = {}
+    sent = done = 0
+
+    def post(sock: socket.socket) -> None:
+        nonlocal sent
+        body = call(200_000 + sent)
+        sent += 1
+        sock.sendall(
+            b"POST %s HTTP/1.1\r\nHost: %s:%s\r\nAccept: application/json, text/event-stream\r\n"
+            b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+            % (path.encode(), host.encode(), port.encode(), len(body), body)
+        )
+
+    socks = []
+    for _ in range(k):
+        sock = socket.create_connection((host, int(port)))
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setblocking(False)
+        selector.register(sock, selectors.EVENT_READ)
+        buffers[sock] = bytearray()
+        socks.append(sock)
+    start = time.perf_counter()
+    for sock in socks:
+        post(sock)
+    while done < n:
+        for key, _ in selector.select():
+            sock = key.fileobj  # type: ignore[assignment]
+            buffer = buffers[sock]
+            buffer += sock.recv(1 << 16)
+            while (end := buffer.find(b"\r\n\r\n")) >= 0:
+                head = bytes(buffer[:end]).lower()
+                assert head.startswith(b"http/1.1 200"), head[:80]
+                length = int(head.split(b"content-length:")[1].split(b"\r\n")[0])
+                if len(buffer) < end + 4 + length:
+                    break
+                del buffer[: end + 4 + length]
+                done += 1
+                if sent < n:
+                    post(sock)
+    elapsed = time.perf_counter() - start
+    for sock in socks:
+        selector.unregister(sock)
+        sock.close()
+    return elapsed
+
+
 def free_port() -> int:
     import socket
 
@@ -191,6 +252,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--concurrency", type=int, default=8, help="HTTP connections POSTing at once")
     parser.add_argument("--baseline", help="another tree's src: its stdio proxy measured in the same rounds")
     args = parser.parse_args()
     import httpx
@@ -202,7 +264,12 @@ def main() -> None:
     kinds += ("stdio-baseline", "sdk-baseline", "http-baseline") if args.baseline else ()
     results: dict[str, list[float]] = {k: [] for k in kinds}
     pipelined: dict[str, list[float]] = {"direct": [], "proxy": [], "bare": [], "baseline": []}
-    proxy_cpu: dict[str, list[float]] = {"stdio": [], "http": [], "baseline": [], "http-baseline": []}
+    concurrent: dict[str, list[float]] = {"direct": [], "proxy": [], "bare": [], "baseline": []}
+    concurrent_sdk: dict[str, list[float]] = {"direct": [], "proxy": []}
+    proxy_cpu: dict[str, list[float]] = {
+        "stdio": [], "stdio_pipelined": [], "http": [], "http_concurrent": [],
+        "baseline": [], "baseline_pipelined": [], "http-baseline": [], "http_concurrent-baseline": [],
+    }  # fmt: skip
     old_env = {**env, "PYTHONPATH": str(args.baseline)} if args.baseline else {}
     n = args.calls
 
@@ -214,6 +281,36 @@ def main() -> None:
     old_http, old_url = start_listening_proxy(direct_url, data, old_env) if old_env else (None, "")
     sdk_server, sdk_url = start_http_sdk()
     sdk_proxy, sdk_proxy_url = start_listening_proxy(sdk_url, data)
+
+    def stdio_proxy(tag: str, server_cmd: list[str], calls: int, pipelines: bool) -> None:
+        """One proxy (this tree's, or the baseline's): sequential calls, then pipelined ones."""
+        suffix = "" if tag == "proxy" else "-baseline"
+        host = StdioHost(
+            [PY, "-m", "mcpx", "proxy", "--name", f"bench-{tag}", *server_cmd],
+            env if tag == "proxy" else old_env,
+        )
+        kind = "stdio" if pipelines else "sdk"
+        before = cpu_seconds(host.process.pid)
+        results[f"{kind}{'-proxy' if tag == 'proxy' else suffix}"] += host.sequential(calls)
+        if pipelines:
+            cpu = "stdio" if tag == "proxy" else "baseline"
+            proxy_cpu[cpu].append((cpu_seconds(host.process.pid) - before) / calls)
+            before = cpu_seconds(host.process.pid)
+            pipelined[tag].append(host.pipelined(calls))
+            proxy_cpu[f"{cpu}_pipelined"].append((cpu_seconds(host.process.pid) - before) / calls)
+        host.close()
+
+    def http_proxy_run(tag: str) -> None:
+        relay, url = (http_proxy, proxy_url) if tag == "proxy" else (old_http, old_url)
+        assert relay is not None
+        suffix = "" if tag == "proxy" else "-baseline"
+        before = cpu_seconds(relay.pid)
+        results[f"http-{'proxy' if tag == 'proxy' else 'baseline'}"] += http_sequential(client, url, n)
+        proxy_cpu[f"http{suffix}"].append((cpu_seconds(relay.pid) - before) / n)
+        before = cpu_seconds(relay.pid)
+        concurrent[tag].append(http_concurrent(url, n, args.concurrency))
+        proxy_cpu[f"http_concurrent{suffix}"].append((cpu_seconds(relay.pid) - before) / n)
+
     try:
         with httpx.Client() as client:
             init = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}).encode()
@@ -221,51 +318,36 @@ def main() -> None:
             for url in (direct_url, proxy_url, bare_url, old_url, sdk_url, sdk_proxy_url):
                 if url:
                     client.post(url, content=init, headers=headers).read()
-            for _ in range(args.rounds):
+            for round_ in range(args.rounds):
+                # this tree and the baseline take turns going first, so neither gets the other's drift
+                tags = ["proxy", "baseline"] if old_env else ["proxy"]
+                if round_ % 2:
+                    tags.reverse()
                 direct = StdioHost([PY, str(ECHO)])
-                proxied = StdioHost([PY, "-m", "mcpx", "proxy", "--name", "bench", PY, str(ECHO)], env)
                 results["stdio-direct"] += direct.sequential(n)
-                before = cpu_seconds(proxied.process.pid)
-                results["stdio-proxy"] += proxied.sequential(n)
-                proxy_cpu["stdio"].append((cpu_seconds(proxied.process.pid) - before) / n)
                 pipelined["direct"].append(direct.pipelined(n))
-                pipelined["proxy"].append(proxied.pipelined(n))
+                direct.close()
+                for tag in tags:
+                    stdio_proxy(tag, [PY, str(ECHO)], n, pipelines=True)
                 bare = StdioHost([PY, str(BARE), PY, str(ECHO)])
                 results["stdio-bare"] += bare.sequential(n)
                 pipelined["bare"].append(bare.pipelined(n))
                 bare.close()
-                if old_env:
-                    old = StdioHost(
-                        [PY, "-m", "mcpx", "proxy", "--name", "bench-old", PY, str(ECHO)], old_env
-                    )
-                    before = cpu_seconds(old.process.pid)
-                    results["stdio-baseline"] += old.sequential(n)
-                    proxy_cpu["baseline"].append((cpu_seconds(old.process.pid) - before) / n)
-                    pipelined["baseline"].append(old.pipelined(n))
-                    old.close()
-                direct.close()
-                proxied.close()
                 direct = StdioHost([PY, str(SDK)])
-                proxied = StdioHost([PY, "-m", "mcpx", "proxy", "--name", "bench-sdk", PY, str(SDK)], env)
                 results["sdk-direct"] += direct.sequential(n // 4)
-                results["sdk-proxy"] += proxied.sequential(n // 4)
-                if old_env:
-                    old = StdioHost([PY, "-m", "mcpx", "proxy", "--name", "bench-old", PY, str(SDK)], old_env)
-                    results["sdk-baseline"] += old.sequential(n // 4)
-                    old.close()
                 direct.close()
-                proxied.close()
+                for tag in tags:
+                    stdio_proxy(tag, [PY, str(SDK)], n // 4, pipelines=False)
                 results["http-direct"] += http_sequential(client, direct_url, n)
-                before = cpu_seconds(http_proxy.pid)
-                results["http-proxy"] += http_sequential(client, proxy_url, n)
-                proxy_cpu["http"].append((cpu_seconds(http_proxy.pid) - before) / n)
+                concurrent["direct"].append(http_concurrent(direct_url, n, args.concurrency))
+                for tag in tags:
+                    http_proxy_run(tag)
                 results["http-bare"] += http_sequential(client, bare_url, n)
+                concurrent["bare"].append(http_concurrent(bare_url, n, args.concurrency))
                 results["httpsdk-direct"] += http_sequential(client, sdk_url, n // 4)
                 results["httpsdk-proxy"] += http_sequential(client, sdk_proxy_url, n // 4)
-                if old_http is not None:
-                    before = cpu_seconds(old_http.pid)
-                    results["http-baseline"] += http_sequential(client, old_url, n)
-                    proxy_cpu["http-baseline"].append((cpu_seconds(old_http.pid) - before) / n)
+                concurrent_sdk["direct"].append(http_concurrent(sdk_url, n // 4, args.concurrency))
+                concurrent_sdk["proxy"].append(http_concurrent(sdk_proxy_url, n // 4, args.concurrency))
     finally:
         for relay in (http_proxy, bare_http, old_http, sdk_proxy, sdk_server):
             if relay is not None:
@@ -275,9 +357,17 @@ def main() -> None:
         server.wait(timeout=10)
 
     med = {k: statistics.median(v) * 1e6 for k, v in results.items()}
+
+    def ratio(times: dict[str, list[float]], tag: str) -> float:
+        return round(statistics.median(times["direct"]) / statistics.median(times[tag]), 3)
+
+    def cpu(key: str) -> float:
+        return round(statistics.median(proxy_cpu[key]) * 1e6, 1)
+
     out = {
         "calls_per_round": n,
         "rounds": args.rounds,
+        "concurrency": args.concurrency,
         "median_us": {k: round(v, 1) for k, v in med.items()},
         "added_median_us": {
             "stdio": round(med["stdio-proxy"] - med["stdio-direct"], 1),
@@ -286,13 +376,13 @@ def main() -> None:
             "http_sdk": round(med["httpsdk-proxy"] - med["httpsdk-direct"], 1),
         },
         "throughput_ratio": {
-            "stdio_pipelined": round(
-                statistics.median(pipelined["direct"]) / statistics.median(pipelined["proxy"]), 3
-            ),
+            "stdio_pipelined": ratio(pipelined, "proxy"),
             "stdio_sequential": round(med["stdio-direct"] / med["stdio-proxy"], 3),
             "sdk_sequential": round(med["sdk-direct"] / med["sdk-proxy"], 3),
             "http_sequential": round(med["http-direct"] / med["http-proxy"], 3),
+            "http_concurrent": ratio(concurrent, "proxy"),
             "http_sdk_sequential": round(med["httpsdk-direct"] / med["httpsdk-proxy"], 3),
+            "http_sdk_concurrent": ratio(concurrent_sdk, "proxy"),
         },
         # the floor: a relay that passes bytes on and does nothing else (benchmarks/bare_relay.py)
         "bare_relay": {
@@ -301,21 +391,23 @@ def main() -> None:
                 "http": round(med["http-bare"] - med["http-direct"], 1),
             },
             "throughput_ratio": {
-                "stdio_pipelined": round(
-                    statistics.median(pipelined["direct"]) / statistics.median(pipelined["bare"]), 3
-                ),
+                "stdio_pipelined": ratio(pipelined, "bare"),
                 "stdio_sequential": round(med["stdio-direct"] / med["stdio-bare"], 3),
                 "http_sequential": round(med["http-direct"] / med["http-bare"], 3),
+                "http_concurrent": ratio(concurrent, "bare"),
             },
         },
         "pipelined_calls_per_s": {k: round(n / statistics.median(v)) for k, v in pipelined.items() if v},
-        "proxy_cpu_us_per_call": {
-            k: round(statistics.median(v) * 1e6, 1) for k, v in proxy_cpu.items() if v and "baseline" not in k
+        "http_concurrent_calls_per_s": {
+            k: round(n / statistics.median(v)) for k, v in concurrent.items() if v
         },
+        "http_sdk_concurrent_calls_per_s": {
+            k: round(n // 4 / statistics.median(v)) for k, v in concurrent_sdk.items() if v
+        },
+        "proxy_cpu_us_per_call": {k: cpu(k) for k, v in proxy_cpu.items() if v and "baseline" not in k},
         "load_average": os.getloadavg()[0],
     }
     if args.baseline:
-        direct_pipe = statistics.median(pipelined["direct"])
         out["baseline"] = {
             "src": args.baseline,
             "median_us": {k: round(med[f"{k}-baseline"], 1) for k in ("stdio", "sdk", "http")},
@@ -323,14 +415,17 @@ def main() -> None:
                 k: round(med[f"{k}-baseline"] - med[f"{k}-direct"], 1) for k in ("stdio", "sdk", "http")
             },
             "throughput_ratio": {
-                "stdio_pipelined": round(direct_pipe / statistics.median(pipelined["baseline"]), 3),
+                "stdio_pipelined": ratio(pipelined, "baseline"),
                 "stdio_sequential": round(med["stdio-direct"] / med["stdio-baseline"], 3),
                 "sdk_sequential": round(med["sdk-direct"] / med["sdk-baseline"], 3),
                 "http_sequential": round(med["http-direct"] / med["http-baseline"], 3),
+                "http_concurrent": ratio(concurrent, "baseline"),
             },
             "proxy_cpu_us_per_call": {
-                "stdio": round(statistics.median(proxy_cpu["baseline"]) * 1e6, 1),
-                "http": round(statistics.median(proxy_cpu["http-baseline"]) * 1e6, 1),
+                "stdio": cpu("baseline"),
+                "stdio_pipelined": cpu("baseline_pipelined"),
+                "http": cpu("http-baseline"),
+                "http_concurrent": cpu("http_concurrent-baseline"),
             },
         }
     print(json.dumps(out, indent=2))

@@ -162,3 +162,35 @@ def test_merged_headers_put_the_users_over_the_base_in_place() -> None:
     merged = merged_headers({"X-A": "1", "Y": "2", "x-a": "3"}, {"x-A": "4"})
     assert merged.raw == [(b"x-A", b"4"), (b"Y", b"2")]
     assert merged_headers({"X-A": "1"}, {}).raw == [(b"X-A", b"1")]
+
+
+def test_a_post_request_is_the_one_httpx_builds() -> None:
+    """`post_request` builds the POST `client.build_request` builds (method, URL, every header in its
+    order, body, timeout) without httpx's merges; a client with cookies goes httpx's own way (Cookie)."""
+    from mcpx.transports.http_common import client_for, post_request
+
+    client = client_for("http://127.0.0.1:9/mcp", TrafficLog())
+    url = httpx.URL("http://127.0.0.1:9/mcp?x=1")
+    body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+
+    def both(headers: httpx.Headers, timeout: object) -> tuple[httpx.Request, httpx.Request]:
+        want = client.build_request("POST", url, content=body, headers=headers, timeout=timeout)  # type: ignore[arg-type]
+        return post_request(client, url, body, headers, timeout), want
+
+    for headers in (
+        merged_headers({"Accept": "application/json, text/event-stream"}, {"User-Agent": "host/2"}),
+        httpx.Headers([("X-Twice", "1"), ("x-twice", "2"), ("Mcp-Session-Id", "s-1")]),
+    ):
+        for timeout in (httpx.Timeout(3.0, read=None), 2.5):
+            for _ in range(2):  # (the second time from the merge it remembers)
+                got, want = both(headers, timeout)
+                assert (got.method, got.url, got.headers.raw, got.content) == (
+                    want.method,
+                    want.url,
+                    want.headers.raw,
+                    want.content,
+                )
+                assert got.extensions == want.extensions and isinstance(got.stream, httpx.ByteStream)
+    client.cookies.set("sid", "s-42", domain="127.0.0.1")
+    got, want = both(httpx.Headers({"Accept": "*/*"}), 1.0)
+    assert got.headers.raw == want.headers.raw and got.headers["cookie"] == "sid=s-42"

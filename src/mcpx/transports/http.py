@@ -39,6 +39,7 @@ from mcpx.transports.http_common import (
     client_for,
     content_type,
     merged_headers,
+    post_request,
     reach_error,
     record_reply,
     status_error,
@@ -266,9 +267,7 @@ class HttpTransport(EventStreams):
         timeout = self._timeout if rid is not None else HANDOVER_TIMEOUT
         content = text.encode("utf-8")
         # `client.stream()` written out: its context manager is two generator frames more per POST
-        request = client.build_request(
-            "POST", self._target, content=content, headers=headers, timeout=timeout
-        )
+        request = post_request(client, self._target, content, headers, timeout)
         response = await client.send(request, stream=True)
         try:
             status = response.status_code

@@ -141,6 +141,43 @@ class _Client(httpx.AsyncClient):
         self._jar = _Cookies(cookies)
 
 
+#: what `post_request` merged lately: (the client's header lines, the request's) -> the merged lines
+_MERGED: dict[tuple[tuple[tuple[bytes, bytes], ...], ...], list[tuple[bytes, bytes]]] = {}
+_SET_BY_HTTPX = frozenset({b"host", b"content-length", b"transfer-encoding", b"cookie"})
+
+
+def post_request(
+    client: httpx.AsyncClient, url: httpx.URL, content: bytes, headers: httpx.Headers, timeout: Any
+) -> httpx.Request:
+    """The request `client.build_request("POST", url, content=content, headers=headers, timeout=timeout)`
+    makes, header for header, built without its merges: in a proxy's loop that call cost ~90 µs of CPU a
+    POST (a sixth of a proxied message's), most of it in header look-ups that decode every header. The
+    client's and the request's headers are merged once per distinct pair; a client with cookies, a base
+    URL or query parameters, or headers that httpx would set itself, goes the usual way."""
+    if client.cookies or client.params or str(client.base_url) or url.is_relative_url:
+        return client.build_request("POST", url, content=content, headers=headers, timeout=timeout)
+    key = (tuple(client.headers.raw), tuple(headers.raw))
+    merged = _MERGED.get(key)
+    if merged is None:
+        both = httpx.Headers(client.headers)
+        both.update(headers)
+        merged = both.raw
+        if any(name.lower() in _SET_BY_HTTPX for name, _ in merged):
+            return client.build_request("POST", url, content=content, headers=headers, timeout=timeout)
+        if len(_MERGED) > 64:
+            _MERGED.clear()
+        _MERGED[key] = merged
+    request = httpx.Request(
+        "POST",
+        url,
+        headers=[(b"Host", url.netloc), *merged, (b"Content-Length", b"%d" % len(content))],
+        stream=httpx.ByteStream(content),
+        extensions={"timeout": httpx.Timeout(timeout).as_dict()},
+    )
+    request.read()
+    return request
+
+
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
     default = {"http": 80, "https": 443}.get(url.scheme)
     return (url.scheme, url.host, url.port or default)
