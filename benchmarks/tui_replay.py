@@ -9,7 +9,8 @@ reports from inside the app:
     first screen  spawn of `mcpx replay` → the first frame composited with the browser's tools and the
                   scrubber on screen (target < 1 s)
     log shown     → the traffic panel (mounted right after the first paint) showing its rows
-    all read      → the last event read by the background worker, every view caught up
+    all read      → the last event read by the background worker, every view caught up (and the
+                  child's CPU time by then)
     lateness      the event loop's worst delay on a 10 ms ticker while the rest is read (the screen
                   stays usable meanwhile)
     step          one `.` (one event on) once everything is read: key → screen painted (the median of
@@ -21,6 +22,8 @@ reports from inside the app:
     bare Textual  the floor: a one-widget Textual app, launch → first paint, in the same conditions
 
     first screen RSS / steady RSS  the child's resident memory at the first screen, and once all is read
+                  (MCPX_BENCH_HEAP=1: what makes it up — glibc's heap, pymalloc's arenas, mapped files,
+                  live and free — there, and where RSS was highest while reading)
     peak RSS      the child's peak resident memory over the run
     summary       `mcpx replay FILE` with stdout not a terminal (the streamed description):
                   wall, CPU, peak RSS
@@ -76,6 +79,46 @@ def say(**facts):
     sys.stderr.write(json.dumps(facts) + "\n")
     sys.stderr.flush()
 
+
+def heap_facts():
+    # RSS next to what is live: pymalloc arenas (used, free blocks) and glibc heap (in use, free)
+    import ctypes, re, sys, tempfile
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
+                    "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+    libc = ctypes.CDLL("libc.so.6")
+    libc.mallinfo2.restype = MallInfo2
+    m = libc.mallinfo2()
+    with tempfile.TemporaryFile() as f:
+        saved = os.dup(2)
+        os.dup2(f.fileno(), 2)
+        try:
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        f.seek(0)
+        text = f.read().decode()
+    def grab(label):
+        found = re.search(r"^" + re.escape(label) + r"\s*=\s*([\d,]+)", text, re.M)
+        return int(found.group(1).replace(",", "")) / 2**20 if found else -1
+    rss_by = {"heap": 0, "anon": 0, "file": 0}  # resident kB: glibc's [heap], other anonymous maps, files
+    kind = "file"
+    with open("/proc/self/smaps") as maps:
+        for ln in maps:
+            head = ln.split()
+            if not ln[0].isupper() or ":" not in head[0]:
+                anon = len(head) < 6 or head[5].startswith("[")
+                kind = "heap" if ln.rstrip().endswith("[heap]") else ("anon" if anon else "file")
+            elif head[0] == "Rss:":
+                rss_by[kind] += int(head[1])
+    return dict(rss=round(rss_mb(), 1), **{k + "_rss": round(v / 1024, 1) for k, v in rss_by.items()},
+                py_arenas=round(grab("# arenas allocated current") * 2**20 * 0.25, 1),  # 256 KiB each
+                py_used=round(grab("# bytes in allocated blocks"), 1),
+                py_free=round(grab("# bytes in available blocks"), 1),
+                malloc_used=round(m.uordblks / 2**20, 1), malloc_free=round(m.fordblks / 2**20, 1),
+                malloc_mmap=round(m.hblkhd / 2**20, 1), malloc_arena=round(m.arena / 2**20, 1))
+
 from textual.screen import Screen
 from textual.widgets import OptionList
 _refresh = Screen._compositor_refresh
@@ -87,6 +130,11 @@ def compositor_refresh(self):
         if lists and lists.first(OptionList).option_count and self.app.query("#scrubber"):
             FIRST.update(t=time.time(), cpu=time.process_time(), tools=len(self.app.catalog.tools or ()),
                          events=len(self.app.traffic), rss=rss_mb())
+            if os.environ.get("MCPX_BENCH_HEAP"):
+                say(heap_first=heap_facts())
+            if os.environ.get("MCPX_BENCH_TRACEMALLOC"):
+                import tracemalloc
+                FIRST["snapshot"] = tracemalloc.take_snapshot()
 Screen._compositor_refresh = compositor_refresh
 
 _mounted = ReplayApp.on_mount
@@ -102,7 +150,7 @@ def on_mount(self):
             last = now
         while not self.query("#traffic") or self.query_one("#traffic")._scanned < len(self.traffic):
             await asyncio.sleep(0.01)
-        shown = time.time()
+        shown, shown_cpu = time.time(), time.process_time()
         steps = []  # a few `.` steps after a rest each: (wall, CPU) of key -> painted
         for _ in range(int(os.environ.get("MCPX_BENCH_STEPS", "5"))):
             await asyncio.sleep(0.2)
@@ -121,11 +169,17 @@ def on_mount(self):
         if os.environ.get("MCPX_BENCH_TRACEMALLOC"):  # what holds the steady memory, by line
             import gc, tracemalloc
             gc.collect()
-            top = tracemalloc.take_snapshot().statistics("lineno")
+            snapshot = tracemalloc.take_snapshot()
+            top = snapshot.statistics("lineno")
             n = int(os.environ["MCPX_BENCH_TRACEMALLOC"])
             say(tracemalloc=[(str(s.traceback), s.size, s.count) for s in top[:n]],
                 traced=sum(s.size for s in top))
+            grown = snapshot.compare_to(FIRST["snapshot"], "lineno")  # what the steady state added
+            say(tracemalloc_grown=[(str(s.traceback), s.size_diff, s.count_diff) for s in grown[:n]],
+                traced_first=sum(s.size for s in FIRST["snapshot"].statistics("filename")))
         steady = rss_mb()
+        if os.environ.get("MCPX_BENCH_HEAP"):
+            say(heap_steady=heap_facts(), heap_peak=PEAK)
         # a new filter over the whole log (most of it decoded from disk again): the call that sets it
         # (what a key waits for), until every row is found, and the loop's worst lateness meanwhile
         view = self.query_one("#traffic")
@@ -141,7 +195,8 @@ def on_mount(self):
         say(filter_call=filter_call, filter_all=filter_all, filter_cpu=filter_cpu, filter_late=filter_late,
             filter_rows=len(view.rows))
         say(painted=FIRST["t"], cpu=FIRST["cpu"], tools=FIRST["tools"], events_then=FIRST["events"],
-            all_read=shown, lateness=worst, step=step, step_cpu=step_cpu, events=len(self.traffic),
+            all_read=shown, all_read_cpu=shown_cpu, lateness=worst, step=step, step_cpu=step_cpu,
+            events=len(self.traffic),
             log_shown=self._log_shown,
             rss_first=FIRST["rss"], rss_steady=steady,
             rss_peak=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
@@ -153,6 +208,17 @@ def on_mount(self):
                 self._log_shown = time.time()
     self.set_interval(0.005, log_watch)
 ReplayApp.on_mount = on_mount
+
+PEAK = {}
+if os.environ.get("MCPX_BENCH_HEAP"):  # the heap where RSS was highest while reading, batch by batch
+    _took_in = ReplayApp._took_in
+    def took_in(self):
+        _took_in(self)
+        rss = rss_mb()
+        if rss > PEAK.get("rss", 0):
+            PEAK.clear()
+            PEAK.update(heap_facts(), events=len(self.traffic))
+    ReplayApp._took_in = took_in
 
 async def press_and_paint(self):
     done = asyncio.Event()
@@ -232,6 +298,14 @@ def one_run(path: Path, env: dict[str, str]) -> dict[str, float]:
         if ln.startswith('{"trim"'):
             held, trimmed = json.loads(ln)["trim"]
             print(f"steady RSS {held:.0f} MB, after gc.collect() and malloc_trim(0) {trimmed:.0f} MB")
+        if ln.startswith('{"heap_'):
+            print(ln)
+        if ln.startswith('{"tracemalloc_grown"'):
+            traced = json.loads(ln)
+            first = traced["traced_first"] / 2**20
+            print(f"traced at the first screen {first:.1f} MB; grown since, by line:")
+            for where, size, count in traced["tracemalloc_grown"]:
+                print(f"  {size / 2**20:+7.1f} MB {count:>+9,} blocks  {where}")
         if ln.startswith('{"tracemalloc"'):
             traced = json.loads(ln)
             print(f"traced {traced['traced'] / 2**20:.1f} MB; the biggest by line:")
@@ -249,6 +323,7 @@ def one_run(path: Path, env: dict[str, str]) -> dict[str, float]:
         "first screen CPU": data["cpu"],
         "log shown": data["log_shown"] - started,
         "all read": data["all_read"] - started,
+        "all read CPU": data["all_read_cpu"],
         "lateness": data["lateness"],
         "step": data["step"],
         "step CPU": data["step_cpu"],
@@ -314,6 +389,7 @@ def main() -> None:
         ("bare Textual", "s"),
         ("log shown", "s"),
         ("all read", "s"),
+        ("all read CPU", "s"),
         ("lateness", "ms"),
         ("step", "ms"),
         ("step CPU", "ms"),
