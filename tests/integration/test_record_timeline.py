@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import mcpx
-from mcpx.record.reader import read_recording
+from mcpx.record import reader as reader_module
+from mcpx.record.reader import open_recording, read_recording
 from mcpx.record.timeline import Timeline
 from mcpx.record.writer import start_recording
 from mcpx.transports.spec import resolve_target
@@ -15,7 +18,9 @@ from mcpx.wire.traffic import TrafficLog
 SERVER = Path(__file__).parent.parent / "servers" / "paginated.py"
 
 
-async def test_listings_count_from_their_last_page_and_moments_find_them(tmp_path: Path) -> None:
+async def test_listings_count_from_their_last_page_and_moments_find_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "pages.mcpx.jsonl"
     spec = resolve_target(str(SERVER), [])
     log = TrafficLog()
@@ -53,3 +58,18 @@ async def test_listings_count_from_their_last_page_and_moments_find_them(tmp_pat
     exited = timeline.exit_at(end)
     assert exited is not None and exited.facts.get("expected") is True
     assert timeline.exit_at(ping) is None
+
+    # following the log as a recording is read (a few events at a time, all but the newest spilled to the
+    # file at once) indexes the same as scanning it whole
+    monkeypatch.setattr(reader_module, "KEEP_EVENTS", 2)
+    loader = open_recording(path)
+    loader.load(3)
+    followed = Timeline(loader.recording.log)
+    followed.follow()
+    while loader.load(2):
+        assert followed.scanned == len(loader.recording.log)
+    assert loader.recording.log.spilled >= len(log) - 2
+    assert followed.scanned == len(log) and followed.scan() == 0
+    assert list(followed.calls) == list(timeline.calls) and followed.openings == timeline.openings
+    assert followed.exits == timeline.exits
+    assert [x.seq for x in followed.listings["tools"]] == [x.seq for x in timeline.listings["tools"]]

@@ -19,6 +19,8 @@ from mcpx.record.reader import open_recording, read_recording
 from mcpx.record.writer import start_recording
 from mcpx.transports.spec import ServerSpec
 from mcpx.wire import Request, TrafficLog, encode
+from mcpx.wire.event_line import dumps, event_obj
+from mcpx.wire.spill import ColdEvents
 from mcpx.wire.traffic import TrafficEvent
 
 
@@ -171,3 +173,28 @@ def test_the_spill_file_is_private_and_gone_from_the_directory() -> None:
     assert cold is not None and cold._own is not None
     assert os.fstat(cold._own).st_mode & 0o777 == 0o600
     assert os.fstat(cold._own).st_nlink == 0  # unlinked: it goes with the process
+
+
+def test_a_recording_past_2_gb_and_a_peer_with_70_000_method_names_read_back(tmp_path: Path) -> None:
+    # the per-event arrays start narrow (4-byte offsets, 2-byte method codes) and are widened when a
+    # value does not fit: a line past 2 GB of a (sparse) recording, and more names than 65,535
+    far, names = 3 << 30, 70_000
+    log = TrafficLog(keep=None)
+    first = log.stderr("the first line")
+    line = dumps(event_obj(first, log.started_mono, first.raw, first.facts, False)).rstrip(b"\n")
+    fd = os.open(tmp_path / "sparse.jsonl", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        os.pwrite(fd, line, 0)
+        os.pwrite(fd, line, far)
+        cold = ColdEvents.over(fd, log.started_mono)
+        for seq in range(names):  # (every event but the last is the first line again)
+            cold.origin(seq, far if seq == names - 1 else 0, len(line))
+        cold.put([TrafficEvent(n, 0.0, 0.0, "in", "stderr", "", method=f"method/{n}") for n in range(names)])
+        assert [(cold.get(n).raw, cold.get(n).method) for n in (0, 65_534, 65_535, names - 1)] == [
+            ("the first line", "method/0"),
+            ("the first line", "method/65534"),
+            ("the first line", "method/65535"),
+            ("the first line", f"method/{names - 1}"),
+        ]
+    finally:
+        os.close(fd)

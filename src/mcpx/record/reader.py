@@ -11,7 +11,7 @@ re-linking finds.
 
 A recording is read as a stream and indexed, not loaded: the log holds its newest events as objects and
 the older ones stay where they are in the file (`ColdEvents.over`: an offset and the links per event),
-decoded again when asked for. So a 200 MB recording takes memory for a screenful of events plus 32 bytes
+decoded again when asked for. So a 200 MB recording takes memory for a screenful of events plus 26 bytes
 an event, and what the summary counts (requests by method, the opening) is counted as the lines go by.
 """
 
@@ -33,10 +33,10 @@ from mcpx.wire.spill import ColdEvents
 from mcpx.wire.traffic import CHANNELS, DIRECTIONS, TrafficEvent, TrafficLog
 
 #: events of a recording held as objects (the rest are read from the file when asked for). The replay
-#: reads 1,000 a batch and indexes each batch right after it (the timeline): a log spills down to 3/4 of
-#: this, so 1,400 keeps every batch in memory until it is indexed, and no more than that (2,000 held
-#: ~5 MB more of a 200 MB recording's steady RSS)
-KEEP_EVENTS = 1_400
+#: indexes events as they are appended (`Timeline.follow`) and the event lists hold what they have not
+#: taken in yet themselves, so this only needs the replay's first screen (`FIRST_EVENTS`, 500) not to be
+#: read back from the file: 1,400 held ~2.5 MB more of a 200 MB recording's steady RSS
+KEEP_EVENTS = 512
 KEEP_BYTES = 16 << 20
 #: the file is read in blocks of this size
 BLOCK = 1 << 20

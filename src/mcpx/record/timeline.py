@@ -2,8 +2,10 @@
 
 The TUI's replay shows the session "as of" one event: the catalogue the client had listed by then, the
 handshake if it had happened, the calls made so far. The timeline scans the log once, in step with the
-loader (`scan()` takes whatever the log gained since the last call), and answers each question with a
-binary search, so moving through a 100,000-event recording costs microseconds per step.
+loader (`scan()` takes whatever the log gained since the last call; `follow()` takes each event as the log
+appends it, so the reader need not hold a batch of events in memory until the next scan), and answers
+each question with a binary search, so moving through a 100,000-event recording costs microseconds per
+step.
 
 A catalogue listing counts from the response that completed it (pages followed through `nextCursor`);
 before its first listing a catalogue is unknown (None), which is not the same as empty.
@@ -13,12 +15,13 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from mcpx.record.session import LIST_KEYS, PLUMBING
 from mcpx.wire.jsonrpc import Request, Response
-from mcpx.wire.traffic import TrafficEvent, TrafficLog
+from mcpx.wire.traffic import SEQ_TYPECODE, TrafficEvent, TrafficLog
 
 OPENING = ("initialize", "server/discover")
 _NOT_CALLS = frozenset(LIST_KEYS) | frozenset(PLUMBING)
@@ -47,30 +50,44 @@ class Timeline:
         #: seqs of `exited` process facts
         self.exits: list[int] = []
         #: seqs of the client's requests that did work (calls, reads, gets…; not lists nor plumbing); an
-        #: array: a 200 MB recording has 80,000 of them (a list of ints held 2.4 MB, this 0.6)
-        self.calls: array[int] = array("l")
+        #: array: a 200 MB recording has 80,000 of them (a list of ints held 2.4 MB, this 0.3)
+        self.calls: array[int] = array(SEQ_TYPECODE)
 
     def scan(self) -> int:
         """Index the events the log gained since the last scan; returns how many there were."""
         log, start = self.log, self.scanned
         end = len(log)
         for seq in range(start, end):
-            event = log[seq]
-            message = event.message
-            if event.direction == "out":
-                if type(message) is Request and message.method not in _NOT_CALLS:
-                    self.calls.append(seq)
-            elif event.direction == "in":
-                if type(message) is Response and event.request_seq is not None:
-                    method = event.method
-                    if method in LIST_KEYS:
-                        self._listed(event, LIST_KEYS[method], message.result)
-                    elif method in OPENING:
-                        self.openings.append(seq)
-            elif event.channel == "process" and event.facts.get("event") == "exited":
-                self.exits.append(seq)
+            self._index(log[seq])
         self.scanned = end
         return end - start
+
+    def follow(self) -> Callable[[], None]:
+        """Scan, then index each event as the log appends it (its links to a request are made by then);
+        returns the unsubscribe. `scan()` afterwards finds nothing left to do."""
+        self.scan()
+
+        def appended(event: TrafficEvent) -> None:
+            if event.seq == self.scanned:
+                self._index(event)
+                self.scanned += 1
+
+        return self.log.subscribe(appended)
+
+    def _index(self, event: TrafficEvent) -> None:
+        message = event.message
+        if event.direction == "out":
+            if type(message) is Request and message.method not in _NOT_CALLS:
+                self.calls.append(event.seq)
+        elif event.direction == "in":
+            if type(message) is Response and event.request_seq is not None:
+                method = event.method
+                if method in LIST_KEYS:
+                    self._listed(event, LIST_KEYS[method], message.result)
+                elif method in OPENING:
+                    self.openings.append(event.seq)
+        elif event.channel == "process" and event.facts.get("event") == "exited":
+            self.exits.append(event.seq)
 
     def _listed(self, event: TrafficEvent, key: str, result: Any) -> None:
         if not isinstance(result, dict):

@@ -5,7 +5,7 @@ dropped. So the log keeps its newest events as objects and hands the older ones 
 writes each as one line of the recording format (`mcpx.wire.event_line`) to an unlinked temporary file
 (mode 0600: it holds the traffic unmasked, and it disappears with the process) and remembers, per event,
 where its line is and how it is linked — the request or response it pairs with, its latency and method.
-Those links cost 32 bytes an event in `array`s, not an object each; everything else is read back from
+Those links cost 26 bytes an event in `array`s, not an object each; everything else is read back from
 the file when asked for, decoded with the live decoder, through a small cache of recent reads.
 
 A recording being replayed is already such a file: `ColdEvents.over(fd)` reads its lines where they are
@@ -30,10 +30,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 
 from mcpx.wire.event_line import dumps, event_from_line, event_obj
-from mcpx.wire.traffic import TrafficEvent
+from mcpx.wire.traffic import SEQ_TYPECODE, TrafficEvent
 
-#: decoded events kept for repeated reads (a screen of rows, the request of a response being shown)
-CACHE_EVENTS = 1024
+#: decoded events kept for repeated reads (a few screens of rows, the request of a response being shown);
+#: a decoded event of a big recording is ~3-8 KB, and one read again costs ~20 µs
+CACHE_EVENTS = 256
 #: a bulk read (iterating, `since`) reads the file in pieces of about this size
 READ_CHUNK = 4 << 20
 
@@ -46,14 +47,15 @@ class ColdEvents:
         self._backing = backing  # a recording's descriptor, read where its lines are; never written
         self._own: int | None = None  # the temporary file for lines written here (a descriptor)
         self._end = 0  # where the next line goes in `_own`
-        # per event: where its line is (≥ 0 in the backing file, -1 - offset in our own) and its length
-        self._offsets = array("q")
+        # per event: where its line is (≥ 0 in the backing file, -1 - offset in our own) and its length;
+        # the offsets and method codes start narrow and are widened once when one does not fit (`_wider`)
+        self._offsets = array("i")
         self._lengths = array("I")
         # per event, its links (-1 and NaN for none) and its method (0 for none, else 1 + index)
-        self._request = array("i")
-        self._response = array("i")
+        self._request = array(SEQ_TYPECODE)
+        self._response = array(SEQ_TYPECODE)
         self._latency = array("d")
-        self._method = array("I")
+        self._method = array("H")
         self._methods: list[str] = []
         self._method_codes: dict[str, int] = {}
         self._late_flags: dict[int, list[str]] = {}
@@ -79,7 +81,10 @@ class ColdEvents:
         """Event `seq` is the line at `offset` (`length` bytes, no newline) of the backing recording."""
         with self._lock:
             if seq == len(self._offsets):
-                self._offsets.append(offset)
+                try:
+                    self._offsets.append(offset)
+                except OverflowError:  # past 2 GB
+                    self._offsets = _wider(self._offsets, "q", offset)
                 self._lengths.append(length)
 
     def put(self, events: list[TrafficEvent]) -> None:
@@ -91,14 +96,22 @@ class ColdEvents:
             for event in events:
                 if event.seq >= len(self._offsets):
                     line = dumps(event_obj(event, self.started_mono, event.raw, event.facts, False))
-                    self._offsets.append(-1 - (self._end + pending))
+                    offset = -1 - (self._end + pending)
+                    try:
+                        self._offsets.append(offset)
+                    except OverflowError:
+                        self._offsets = _wider(self._offsets, "q", offset)
                     pending += len(line)
                     self._lengths.append(len(line) - 1)
                     lines.append(line)
                 self._request.append(-1 if event.request_seq is None else event.request_seq)
                 self._response.append(-1 if event.response_seq is None else event.response_seq)
                 self._latency.append(math.nan if event.latency is None else event.latency)
-                self._method.append(self._code(event.method))
+                code = self._code(event.method)
+                try:
+                    self._method.append(code)
+                except OverflowError:  # over 65,535 method names (a hostile peer)
+                    self._method = _wider(self._method, "I", code)
             if lines:
                 self._write(b"".join(lines))
 
@@ -214,6 +227,13 @@ class ColdEvents:
         self._own = None
         if self._closer is not None:
             self._closer()
+
+
+def _wider(values: array[int], typecode: str, value: int) -> array[int]:
+    """`values` copied into an array of a wider `typecode`, with `value` appended."""
+    wide = array(typecode, values)
+    wide.append(value)
+    return wide
 
 
 def _position(offset: int) -> int:

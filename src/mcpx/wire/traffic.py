@@ -55,6 +55,8 @@ ANSWERED_MEMORY = 10_000
 #: events held as objects before the oldest spill to disk, and the raw text they may hold
 KEEP_EVENTS = 5_000
 KEEP_BYTES = 8 << 20
+#: the `array` typecode of sequence numbers kept in bulk (indexes, a view's rows): 4 bytes, 2**31 events
+SEQ_TYPECODE = "i"
 
 
 @dataclass(slots=True, eq=False)

@@ -40,7 +40,7 @@ from mcpx.tui.replay.replay_state import catalog_at, server_info_at, session_at
 from mcpx.tui.replay.scrubber import Scrubber
 from mcpx.tui.session_state import Lists, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
-from mcpx.tui.shell.heap import return_freed_memory, settle
+from mcpx.tui.shell.heap import return_freed_memory, settle, trim_heap
 from mcpx.tui.shell.inspect_keys import LETTER_ACTIONS
 from mcpx.tui.shell.inspect_screen import INSPECT_CSS, InspectScreen
 from mcpx.tui.shell.leaving import confirm_then
@@ -65,6 +65,9 @@ FOLLOW_POLL = 0.1
 CATCH_UP_WAIT = 0.01
 #: seconds the reading waits at most for the event lists to mount (they listen from then on)
 MOUNT_WAIT = 2.0
+#: batches between two trims of the heap while reading (the arrays of the index grow by reallocation and
+#: each batch's objects are freed: without, the freed heap stayed resident until the end, the peak RSS)
+TRIM_EVERY = 8
 
 
 #: this session's calls, the roots it offers, checks of a live server: a recording has none
@@ -147,7 +150,8 @@ class ReplayApp(App[int]):
         self.loader = loader
         self.recording: Recording = recording
         self.timeline = Timeline(log)
-        self.timeline.scan()
+        # indexed as read: the log need not hold a batch of events until the batch's scan
+        self.timeline.follow()
         #: the user moved the scrubber: the moment stops following the end
         self.pinned = False
         self._shown_key: object = None
@@ -213,7 +217,11 @@ class ReplayApp(App[int]):
         while waited < MOUNT_WAIT and not (self.view.query("#traffic-panel") and not self.view.query(Lazy)):
             await asyncio.sleep(CATCH_UP_WAIT)
             waited += CATCH_UP_WAIT
+        batches = 0
         while loader.load(BATCH):
+            batches += 1
+            if batches % TRIM_EVERY == 0:
+                trim_heap()
             # the events live as long as the app: keep the cyclic collector off them (a full collection
             # over 100,000 events stalls the screen for half a second; see InspectScreen._tick), once the
             # garbage of the batch is collected (it would stay frozen for the rest of the session)

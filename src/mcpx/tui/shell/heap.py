@@ -14,7 +14,9 @@ its size: the collect runs after that paint, not before it.
 
 After a big read (a 200 MB recording replayed), most of what the process took is free again but still its:
 C's allocator keeps freed heap pages unless asked to give them back. `return_freed_memory` asks (glibc's
-`malloc_trim`; elsewhere it does nothing): the replay's steady RSS went from 192 MB to 109 MB.
+`malloc_trim`; elsewhere it does nothing): the replay's steady RSS went from 192 MB to 109 MB. `trim_heap`
+asks without collecting first, cheap enough (2-10 ms) to call while the reading goes on: the replay's peak
+was the freed heap of the read kept until the end (107 MB, 96 MB once trimmed).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+from collections.abc import Callable
+from functools import cache
 
 #: items in one listing from which the heap is settled (below it, a full pass is cheap)
 BIG_LISTING = 1_000
@@ -43,13 +47,28 @@ def settle() -> None:
 
 def return_freed_memory() -> bool:
     """Give the heap pages freed after a big read back to the system (glibc); True when it could ask."""
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return False
-    try:
-        trim = ctypes.CDLL(name).malloc_trim
-    except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to ask
+    if _malloc_trim() is None:
         return False
     gc.collect()
+    return trim_heap()
+
+
+def trim_heap() -> bool:
+    """Give free heap pages back to the system now, without a collection first; True when it could ask."""
+    trim = _malloc_trim()
+    if trim is None:
+        return False
     trim(0)
     return True
+
+
+@cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return None
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to ask
+        return None
+    return trim

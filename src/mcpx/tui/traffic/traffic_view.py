@@ -36,7 +36,7 @@ from mcpx.tui.widgets.event_list_view import EventListView, cell, printable, ses
 from mcpx.tui.widgets.formats import format_latency
 from mcpx.tui.widgets.glyphs import ARROWS
 from mcpx.wire.jsonrpc import Malformed, Request
-from mcpx.wire.traffic import REQUEST_OUTCOMES, TrafficEvent, TrafficLog
+from mcpx.wire.traffic import REQUEST_OUTCOMES, SEQ_TYPECODE, TrafficEvent, TrafficLog
 
 Clock = Callable[[], float]
 _EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -175,7 +175,7 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
         super().rebuild()
 
     def refilter(self, events: list[TrafficEvent]) -> array[int]:
-        rows = array("l", self.polls.hide(self._matcher.scan(events)))
+        rows = array(SEQ_TYPECODE, self.polls.hide(self._matcher.scan(events)))
         if self._filter.depends_on_response:
             # requests still waiting may match once answered: ingest() checks them again then
             chosen = set(rows)

@@ -35,7 +35,11 @@ from mcpx.tui.widgets.row_text import cell as cell
 from mcpx.tui.widgets.row_text import foreground as foreground
 from mcpx.tui.widgets.row_text import printable as printable
 from mcpx.tui.widgets.row_text import session_start as session_start
-from mcpx.wire.traffic import TrafficEvent, TrafficLog
+from mcpx.wire.traffic import SEQ_TYPECODE, TrafficEvent, TrafficLog
+
+#: rendered rows kept per view: a few screens' worth. Each strip holds Textual's caches of its cropped,
+#: styled and filtered copies (~1.5 KB a row); 2,048 of them were 4-5 MB of a replay's steady memory
+STRIPS = 256
 
 
 class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
@@ -142,10 +146,10 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
         classes = f"{classes or ''} -following".strip() if follow else classes
         super().__init__(name=name, id=id, classes=classes)
         self.traffic = log
-        self.rows: array[int] = array("l")
+        self.rows: array[int] = array(SEQ_TYPECODE)
         self._origin = 0
         self._accepts: Callable[[TrafficEvent], bool] = self.accepts
-        self._strips: LRUCache[tuple[Hashable, ...], Strip] = LRUCache(2048)
+        self._strips: LRUCache[tuple[Hashable, ...], Strip] = LRUCache(STRIPS)
         self._styles: dict[str, Style] = {}
         self._in_motion = False
         self._motion_due = False
@@ -230,7 +234,7 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
     def refilter(self, events: list[TrafficEvent]) -> array[int]:
         """The rows for all of `events` (one tight pass: this is what a new filter costs)."""
         accepts = self._accepts
-        return array("l", [event.seq for event in events if accepts(event)])
+        return array(SEQ_TYPECODE, [event.seq for event in events if accepts(event)])
 
     def rebuild(self) -> None:
         """Recompute every row (after the filter or the scope changed), keeping the cursor's event.
@@ -259,7 +263,7 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
     def clear(self) -> None:
         """Hide every event so far (the log itself keeps them: it is append-only)."""
         self._origin = self._feed.skip_to(len(self.traffic))
-        self.rows = array("l")
+        self.rows = array(SEQ_TYPECODE)
         self.set_reactive(EventListView.cursor, None)
         self.following = True
         self.rows_changed()
