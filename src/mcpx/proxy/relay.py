@@ -43,6 +43,10 @@ from mcpx.wire.controls import escape_controls
 Say = Callable[[str], None]
 #: what the proxy answers a host's request it could not deliver (a bridge's error, not the server's)
 UNDELIVERED = -32000
+#: events the proxy's log holds as objects (a live session's log holds 5,000): nothing in the proxy reads
+#: an old one back (they are in the recording, `forget.py`), and fewer long-lived objects make the garbage
+#: collector's passes short — with 5,000 they were a fifth of the relay's CPU under a pipelining host
+KEEP_EVENTS = 512
 
 
 @dataclass(slots=True)
@@ -66,7 +70,7 @@ class Proxy:
         self.options = options
         self._stderr = _StderrRelay()
         clock = time.monotonic
-        self.log = TrafficLog(clock, cold=ForgottenEvents(clock()))
+        self.log = TrafficLog(clock, cold=ForgottenEvents(clock()), keep=KEEP_EVENTS)
         self.say: Say = say or self._say
         self.upstream: Upstream = open_upstream(spec, self.log)
         self.host: HostEnd
