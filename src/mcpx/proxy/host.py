@@ -70,8 +70,9 @@ class _HostReader(asyncio.Protocol):
             self._frame(line)
             start = end + 1
             end = data.find(b"\n", start)
-        if self._on_frames is not None and end >= 0:
-            # a read of many frames (a pipelining host): handed on in one list, blank lines left out
+        if self._on_frames is not None and 0 <= end < len(data) - 1:
+            # a read of many frames (a pipelining host): handed on in one list, blank lines left out (a
+            # read of one frame, a host waiting for each answer, goes the usual way below)
             lines = []
             while end >= 0:
                 line = data[start:end]
