@@ -79,14 +79,14 @@ async def test_a_form_retargeted_to_the_same_shape_is_the_fresh_form_of_the_new_
         await type_into(pilot, form, "limit", "7")
         city = next(v for v in form.query(FieldView) if v.node.path == ("where", "city"))
         city.query_one(Input).focus()
-        await pilot.press(*"Oslo")
+        await pilot.press(*"NY")
         field(form, "exact").query_one(Checkbox).focus()
         await pilot.press("space")
         field(form, "order").query_one(Select).focus()
         await pilot.press("enter", "down", "enter")
         await wait_for(pilot, lambda: form.value.get("order") == "asc" and form.value.get("exact") is True)
         await wait_for(pilot, lambda: bool(form.errors.get(("query",))))  # too short
-        assert form.value["query"] == "ab" and form.value["where"] == {"city": "Oslo"}
+        assert form.value["query"] == "ab" and form.value["where"] == {"city": "NY"}
         assert form.touched
         app.set_focus(None)
 
@@ -102,10 +102,10 @@ async def test_a_form_retargeted_to_the_same_shape_is_the_fresh_form_of_the_new_
         assert not form.touched and form.schema is B
 
         # typing goes into B's fields, as in the fresh form
-        await type_into(pilot, form, "query", "x@y.io")
-        await type_into(pilot, fresh, "query", "x@y.io")
+        await type_into(pilot, form, "query", "b@")
+        await type_into(pilot, fresh, "query", "b@")
         await pilot.pause()
-        assert form.value == fresh.value and form.value["query"] == "x@y.io"
+        assert form.value == fresh.value and form.value["query"] == "b@"
         assert widget_state(form) == widget_state(fresh)
 
 
