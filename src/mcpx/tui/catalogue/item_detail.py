@@ -165,22 +165,19 @@ Inside its form the form owns the keys: letters type, they never reach the app's
             self.call_after_refresh(self._arm_panel_timer, self._panel_generation)
 
     def _park_or_drop(self, selection: Selection | None) -> None:
-        """A tool's panel, idle, is parked (hidden, its keys refused) while the highlight moves from tool to
-        tool: the tool it rests on may have a form of the same shape, shown by retexting these widgets
-        (`ToolCallPanel.retarget`, a fraction of a build). Any other panel is removed."""
+        """A tool's panel, idle, is parked (hidden, its keys refused) while the highlight moves to a tool
+        whose form has the same shape: it is shown by retexting these widgets once the highlight rests
+        (`ToolCallPanel.retarget`, a fraction of a build). Any other panel is removed at once (a held ↓
+        through tools of several shapes parks the last one that fitted, until one does not)."""
         from mcpx.tui.catalogue.tool_call import ToolCallPanel
 
         form = self.query_one("#call-form", Vertical)
         panel = self._panel or self._parked
         self._panel = None
         self._parked = None
-        if (
-            isinstance(panel, ToolCallPanel)
-            and selection is not None
-            and selection[0] == "tools"
-            and not panel.running
-            and panel.parent is form
-        ):
+        tool = self._tool_raw(*selection) if selection is not None else None
+        fits = isinstance(panel, ToolCallPanel) and tool is not None and panel.fits(tool)
+        if isinstance(panel, ToolCallPanel) and fits and panel.parent is form:
             if not panel.parked:
                 panel.park()
             self._parked = panel

@@ -6,14 +6,13 @@ annotated `destructiveHint: true` asks first. The call runs in a `requests` work
 may wait on a person answering an elicitation); progress notifications drive the bar; cancelling the
 worker cancels the request (`notifications/cancelled`, or closing the request's stream over HTTP).
 
-When a call ends the panel shows `ResultView` and posts `ToolCallPanel.CallFinished` to its screen (the
-call history is built on those).
+When a call ends the panel shows `ResultView` (progress and outcome: `call_outcome`) and posts
+`ToolCallPanel.CallFinished` to its screen (the call history is built on those). An idle panel is parked
+while the highlight moves, and retargeted to the next tool whose form has the same shape.
 
 A tool whose `execution.taskSupport` is `required` is called as a task (the button says so); an
 `optional` one has an "as a task" switch. The task's status and message show where progress does; the
-Tasks tab lists it with its polls, and cancels it. What runs and ends shows in `call_outcome`.
-
-An idle panel is parked while the highlight moves and retargeted to the next tool of the same form shape.
+Tasks tab lists it with its polls, and cancels it.
 """
 
 from __future__ import annotations
@@ -149,29 +148,30 @@ expected (into the server's collection, `server.mcpx.yaml` beside its script).
 
     # -- the outside ---------------------------------------------------------------------------------
     def park(self) -> None:
-        """Hide the panel and refuse its keys and buttons: the highlight has moved to another tool, whose
-        panel may be this one retargeted (`retarget`) once the highlight rests."""
+        """Hide the panel and refuse its keys and buttons: the highlight moved to a tool whose panel may be
+        this one retargeted once it rests. Hidden, still laid out: the detail keeps its height (its
+        scrollbar would go and come back, two more passes of the screen's layout)."""
         self.parked = True
-        # hidden, not taken out of the layout: the detail keeps its height while the highlight moves (one
-        # pass of the screen's layout less, twice, when its scrollbar would come and go)
         self.visible = False
+
+    def fits(self, tool: Any) -> bool:
+        """Whether `retarget(tool)` would succeed: idle, the same task support, a form of the same shape."""
+        raw = _raw(tool)
+        return self._may_take(raw) and self.form.fits(raw.get("inputSchema"))
+
+    def _may_take(self, raw: dict[str, Any]) -> bool:
+        return not self.running and self.is_mounted and task_support(raw) == task_support(self.tool)
 
     def retarget(self, tool: Any) -> bool:
         """Become the panel of `tool`, as if built for it, when its form has the same shape (see
         `SchemaForm.retarget`): nothing typed for the previous tool is kept, no result or status of its
         call shown; shown again. False (nothing changed) when it must be built anew."""
         raw = _raw(tool)
-        if self.running or not self.is_mounted or task_support(raw) != task_support(self.tool):
+        if not self._may_take(raw) or not self.form.retarget(raw.get("inputSchema")):
             return False
-        if not self.form.retarget(raw.get("inputSchema")):
-            return False
-        self.tool = raw
-        self.tool_name = str(raw.get("name", ""))
-        self.worker = None
-        self.last_outcome = None
-        self._cancelled = False
-        self._task_id = None
-        self._home = None
+        self.tool, self.tool_name = raw, str(raw.get("name", ""))
+        self.worker, self.last_outcome, self._home = None, None, None
+        self._cancelled, self._task_id = False, None
         self.query_one(CallOutcome).clear()
         self.query_one(CallProgress).say("")
         for box in self.query("#call-as-task").results(Checkbox):

@@ -172,19 +172,18 @@ a string field is sent as a string, a number field sends a number.
             self.query_one("#form-raw", TextArea).load_text(self._raw_text)
         self._rebuild()
 
+    def fits(self, schema: Any) -> bool:
+        """Whether `retarget(schema)` would succeed (the same shape; nothing changes here)."""
+        return self._fitting(schema) is not None
+
     def retarget(self, schema: Any) -> bool:
         """Become the form of another schema of the same shape, as if built anew for it (nothing typed
         kept, its defaults in, its errors shown), retexting the fields in place; False (and nothing
         changed) when the shape differs, the raw editor is open or a change is still being shown."""
-        if self.raw_mode or not self.is_mounted:
+        found = self._fitting(schema)
+        if found is None:
             return False
-        roots = self.query_one("#form-fields", Vertical).query_children(FieldView)
-        root = roots.first() if len(roots) == 1 else None
-        if root is None or root.node is not self.model.root:
-            return False  # a load's new fields are still to be mounted
-        model = FormModel(schema)
-        if not fits(root, model.root):
-            return False
+        root, model = found
         retarget(root, model.root)
         self.model = model
         self._raw_text = self._raw_base = ""
@@ -192,6 +191,17 @@ a string field is sent as a string, a number field sends a number.
         self._pristine = _dump(model.value())
         self._validate()
         return True
+
+    def _fitting(self, schema: Any) -> tuple[FieldView, FormModel] | None:
+        """The root field view and the new schema's model, when the views can show it."""
+        if self.raw_mode or not self.is_mounted:
+            return None
+        roots = self.query_one("#form-fields", Vertical).query_children(FieldView)
+        root = roots.first() if len(roots) == 1 else None
+        if root is None or root.node is not self.model.root:
+            return None  # a load's new fields are still to be mounted
+        model = FormModel(schema)
+        return (root, model) if fits(root, model.root) else None
 
     # -- building ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
