@@ -24,7 +24,8 @@ reports from inside the app:
     first screen RSS / steady RSS  the child's resident memory at the first screen, and once all is read
                   (MCPX_BENCH_HEAP=1: what makes it up — glibc's heap, pymalloc's arenas, mapped files,
                   live and free — there, and where RSS was highest while reading)
-    peak RSS      the child's peak resident memory over the run
+    peak RSS      the child's peak resident memory over the run (the filter's pass included), and up to
+                  the steady state (reading)
     summary       `mcpx replay FILE` with stdout not a terminal (the streamed description):
                   wall, CPU, peak RSS
 
@@ -178,6 +179,7 @@ def on_mount(self):
             say(tracemalloc_grown=[(str(s.traceback), s.size_diff, s.count_diff) for s in grown[:n]],
                 traced_first=sum(s.size for s in FIRST["snapshot"].statistics("filename")))
         steady = rss_mb()
+        peak_reading = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # (before the filter)
         if os.environ.get("MCPX_BENCH_HEAP"):
             say(heap_steady=heap_facts(), heap_peak=PEAK)
         # a new filter over the whole log (most of it decoded from disk again): the call that sets it
@@ -198,7 +200,7 @@ def on_mount(self):
             all_read=shown, all_read_cpu=shown_cpu, lateness=worst, step=step, step_cpu=step_cpu,
             events=len(self.traffic),
             log_shown=self._log_shown,
-            rss_first=FIRST["rss"], rss_steady=steady,
+            rss_first=FIRST["rss"], rss_steady=steady, rss_peak_reading=peak_reading,
             rss_peak=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
         self.exit(0)
     self.run_worker(follow(), exit_on_error=True)
@@ -330,6 +332,7 @@ def one_run(path: Path, env: dict[str, str]) -> dict[str, float]:
         "events": data["events"],
         "first screen RSS": data["rss_first"],
         "steady RSS": data["rss_steady"],
+        "peak RSS reading": data["rss_peak_reading"],
         "peak RSS": data["rss_peak"],
         "filter call": filtered["filter_call"],
         "filter all": filtered["filter_all"],
@@ -399,6 +402,7 @@ def main() -> None:
         ("filter lateness", "ms"),
         ("first screen RSS", "MB"),
         ("steady RSS", "MB"),
+        ("peak RSS reading", "MB"),
         ("peak RSS", "MB"),
         ("summary", "s"),
         ("summary CPU", "s"),

@@ -198,3 +198,16 @@ def test_a_recording_past_2_gb_and_a_peer_with_70_000_method_names_read_back(tmp
         ]
     finally:
         os.close(fd)
+
+
+def test_lines_longer_than_the_read_buffer_are_read_whole(tmp_path: Path) -> None:
+    path = tmp_path / "long-lines.mcpx.jsonl"
+    live = TrafficLog(keep=None)
+    recorder = start_recording(path, live, ServerSpec(command=["python", "server.py"]))
+    for n, size in enumerate((10, 3 * reader_module.BLOCK + 7, 5, reader_module.BLOCK - 300, 2)):
+        live.stderr(f"{n}:" + "x" * size)
+    recorder.close()
+    loader = open_recording(path)
+    loader.load()
+    assert [e.raw for e in loader.recording.log] == [e.raw for e in live]
+    assert loader.recording.problems == []

@@ -202,6 +202,16 @@ class TrafficLog:
         older = list(self._cold.many(start, min(stop, base))) if self._cold is not None else []
         return older + (hot[: stop - base] if stop > base else [])
 
+    def iter_between(self, start: int, stop: int) -> Iterator[TrafficEvent]:
+        """`between` one event at a time: those on disk are decoded as they are reached, not held together."""
+        base, hot = self._window
+        stop = min(stop, base + len(hot))
+        start = max(0, start)
+        if start < base and self._cold is not None:
+            yield from self._cold.many(start, min(stop, base))
+        if stop > base:
+            yield from hot[max(start, base) - base : stop - base]
+
     @property
     def spilled(self) -> int:
         """How many of the oldest events live on disk rather than in memory."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes.util
 import gc
+import subprocess
 import sys
 import weakref
 from collections.abc import Iterator
@@ -61,3 +62,35 @@ def test_freed_heap_goes_back_to_the_system() -> None:
     assert return_freed_memory()
     assert rss_mb() < held - 20, (held, rss_mb())
     del keeper
+
+
+BLOCKS = """
+import sys
+from mcpx.tui.shell.heap import map_big_blocks
+def rss_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096 / 2**20
+if sys.argv[1] == "mapped":
+    assert map_big_blocks()
+bytearray(b"x") * (4 << 20)  # a big block, freed at once: glibc puts the next ones in its heap unless told
+blocks, keepers = [], []
+for _ in range(30):  # 1 MB blocks (a reading's), each with a small long-lived object after it
+    blocks.append(bytearray(b"x") * (1 << 20))
+    keepers.append(bytearray(2048))
+held = rss_mb()
+del blocks
+print(held - rss_mb())
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or ctypes.util.find_library("c") is None,
+    reason="glibc's mallopt",
+)
+def test_big_blocks_freed_go_back_to_the_system_at_once() -> None:
+    def given_back(how: str) -> float:
+        done = subprocess.run([sys.executable, "-c", BLOCKS, how], capture_output=True, text=True, check=True)
+        return float(done.stdout)
+
+    assert given_back("mapped") > 25
+    assert given_back("heap") < 5  # without: holes between the long-lived objects, resident until a trim

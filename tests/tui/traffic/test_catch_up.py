@@ -5,6 +5,7 @@ every event, in order, none twice."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
 import pytest
 from scripted import wait_for
@@ -13,6 +14,7 @@ from textual.app import App, ComposeResult
 from mcpx.tui.traffic.traffic_view import TrafficView
 from mcpx.tui.widgets import event_list_view, log_feed
 from mcpx.wire import Request, TrafficLog, encode
+from mcpx.wire.traffic import TrafficEvent
 
 
 class LogApp(App[None]):
@@ -99,16 +101,15 @@ async def test_a_new_filter_over_a_long_log_is_applied_by_pieces(monkeypatch: py
         await pilot.press("home", "down", "down")  # the cursor on event 2 (request 1, an echo)
         assert view.event_at_cursor() is log[2]
         pieces: list[tuple[int, int, int]] = []
-        between = TrafficLog.between
+        iter_between = TrafficLog.iter_between
 
-        def counted(self: TrafficLog, start: int, stop: int) -> list[object]:
-            events = between(self, start, stop)
+        def counted(self: TrafficLog, start: int, stop: int) -> Iterator[TrafficEvent]:
             pieces.append((start, stop, len(view.rows)))
             if len(pieces) == 2:
                 exchange(3_001)  # (an echo) arrives while the new filter is being applied
-            return events
+            return iter_between(self, start, stop)
 
-        monkeypatch.setattr(TrafficLog, "between", counted)
+        monkeypatch.setattr(TrafficLog, "iter_between", counted)
         shown = len(log)
         view.filter_text = "dir:out echo"
         assert view.catching_up

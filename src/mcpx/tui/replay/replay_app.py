@@ -40,7 +40,7 @@ from mcpx.tui.replay.replay_state import catalog_at, server_info_at, session_at
 from mcpx.tui.replay.scrubber import Scrubber
 from mcpx.tui.session_state import Lists, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
-from mcpx.tui.shell.heap import return_freed_memory, settle, trim_heap
+from mcpx.tui.shell.heap import map_big_blocks, return_freed_memory, settle, trim_heap
 from mcpx.tui.shell.inspect_keys import LETTER_ACTIONS
 from mcpx.tui.shell.inspect_screen import INSPECT_CSS, InspectScreen
 from mcpx.tui.shell.leaving import confirm_then
@@ -376,6 +376,7 @@ def make_replay_app(
     path: str | os.PathLike[str], *, settings: InspectSettings | None = None, first: int = FIRST_EVENTS
 ) -> ReplayApp:
     """Open `path` (RecordingError when it is not a recording) and build the app on its first events."""
+    map_big_blocks()  # the reading's big blocks leave no holes in the heap
     loader = open_recording(path)
     loader.load(first)
     return ReplayApp(loader, settings=settings if settings is not None else InspectSettings())

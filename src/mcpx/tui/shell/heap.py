@@ -15,8 +15,12 @@ its size: the collect runs after that paint, not before it.
 After a big read (a 200 MB recording replayed), most of what the process took is free again but still its:
 C's allocator keeps freed heap pages unless asked to give them back. `return_freed_memory` asks (glibc's
 `malloc_trim`; elsewhere it does nothing): the replay's steady RSS went from 192 MB to 109 MB. `trim_heap`
-asks without collecting first, cheap enough (2-10 ms) to call while the reading goes on: the replay's peak
-was the freed heap of the read kept until the end (107 MB, 96 MB once trimmed).
+asks without collecting first, cheap enough (2-10 ms) to call while the reading goes on.
+
+`map_big_blocks` makes every block of 256 KB or more a mapping of its own, given back when freed. glibc
+otherwise raises that bound as big blocks are freed (up to 32 MB), so a replay's 1 MB reads and the arrays
+of its index, which grow by reallocation, were carved out of the heap and left holes in it: 4-10 MB of a
+200 MB recording's RSS, free but resident.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ from functools import cache
 
 #: items in one listing from which the heap is settled (below it, a full pass is cheap)
 BIG_LISTING = 1_000
+#: glibc's mallopt parameter, and the block size from which `map_big_blocks` maps
+M_MMAP_THRESHOLD = -3
+MAP_FROM = 256 << 10
 
 
 def settle_after_listing(count: int) -> bool:
@@ -53,6 +60,18 @@ def return_freed_memory() -> bool:
     return trim_heap()
 
 
+def map_big_blocks() -> bool:
+    """Blocks of `MAP_FROM` bytes or more get a mapping of their own (glibc); True when it could ask."""
+    libc = _libc()
+    if libc is None:
+        return False
+    try:
+        mallopt = libc.mallopt
+    except AttributeError:
+        return False
+    return bool(mallopt(M_MMAP_THRESHOLD, MAP_FROM))
+
+
 def trim_heap() -> bool:
     """Give free heap pages back to the system now, without a collection first; True when it could ask."""
     trim = _malloc_trim()
@@ -63,12 +82,21 @@ def trim_heap() -> bool:
 
 
 @cache
-def _malloc_trim() -> Callable[[int], int] | None:
+def _libc() -> ctypes.CDLL | None:
     name = ctypes.util.find_library("c")
     if name is None:
         return None
     try:
-        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
-    except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to ask
+        return ctypes.CDLL(name)
+    except OSError:
+        return None
+
+
+@cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    libc = _libc()
+    try:
+        trim: Callable[[int], int] | None = libc.malloc_trim if libc is not None else None
+    except AttributeError:  # not glibc (musl, macOS): nothing to ask
         return None
     return trim

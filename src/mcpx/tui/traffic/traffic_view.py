@@ -174,7 +174,9 @@ Every frame sent (→) and received (←), and every transport fact (•): proce
         self._undecided.clear()  # (refilter finds them again, a piece at a time over a long log)
         super().rebuild()
 
-    def refilter(self, events: list[TrafficEvent]) -> array[int]:
+    def refilter(self, events: Iterable[TrafficEvent]) -> array[int]:
+        if self._filter.depends_on_response:
+            events = list(events)  # (gone through twice)
         rows = array(SEQ_TYPECODE, self.polls.hide(self._matcher.scan(events)))
         if self._filter.depends_on_response:
             # requests still waiting may match once answered: ingest() checks them again then

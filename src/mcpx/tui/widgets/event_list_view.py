@@ -231,7 +231,7 @@ class EventListView(ScrollView, can_focus=True, inherit_bindings=False):
         self.rows.extend(event.seq for event in new if accepts(event))
         return len(self.rows) != before
 
-    def refilter(self, events: list[TrafficEvent]) -> array[int]:
+    def refilter(self, events: Iterable[TrafficEvent]) -> array[int]:
         """The rows for all of `events` (one tight pass: this is what a new filter costs)."""
         accepts = self._accepts
         return array(SEQ_TYPECODE, [event.seq for event in events if accepts(event)])
