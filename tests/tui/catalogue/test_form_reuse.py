@@ -38,6 +38,7 @@ A: dict[str, Any] = {
         },
         "where": {"type": "object", "title": "Where", "properties": {"city": {"type": "string"}}},
         "ids": {"type": "array", "items": {"type": "integer"}},
+        "note": {"type": "string"},
     },
     "required": ["query", "where"],
 }
@@ -50,6 +51,7 @@ B["properties"]["kind"]["const"] = "b"
 B["properties"]["filter"].update(title="Sieve", description="Narrow B down")
 B["properties"]["where"].update(title="Place")
 B["properties"]["ids"]["items"] = {"type": "string"}
+B["properties"]["note"] = {"type": "number", "minimum": 0}  # a text field either way
 B["required"] = ["where"]  # a text field's required mark is a word of its label, not of its shape
 
 
@@ -128,7 +130,9 @@ async def test_another_shape_is_refused_and_the_form_is_left_as_it_was() -> None
         "a field less": changed(ids=None),
         "required-ness": not_required,
         "a checkbox, not a not-sent/true/false choice": changed(fuzzy={"type": "boolean", "default": True}),
-        "another kind": changed(limit={"type": "string"}),
+        "another kind": changed(
+            limit={"type": "boolean", "description": "At most this many", "default": True}
+        ),
         "a nested field renamed": changed(
             where={"type": "object", "title": "Where", "properties": {"town": {"type": "string"}}}
         ),

@@ -62,8 +62,7 @@ def retarget(view: FieldView, node: Node) -> None:
 def _frame_fits(view: FieldView, node: Node) -> bool:
     old = view.node
     return (
-        type(node) is type(old)
-        and view_class(node) is type(view)
+        view_class(node) is type(view)  # the same node kind, or string and number (both an Input)
         and not view._recompose_required  # a structural edit not yet shown: the widgets are not the node's
         and node.spec.read_only == old.spec.read_only
         and (node.spec.description is None) == (old.spec.description is None)
