@@ -12,6 +12,8 @@ directly); reading pauses while that queue is long.
 A relay (`mcpx proxy`) sets `tap`: each chunk read goes to it whole, before it is framed and logged, so
 the bytes reach the other side exactly as they came (line endings, blank lines, a frame too long to
 log) and as early as they can; `exact` then keeps a frame's `\\r` in the log too.
+A read of many frames (a peer that pipelines) is then logged in one batch (`TrafficLog.frames`: one
+pass, one recording write), each frame as it would have been alone.
 
 Framing is exact: a frame is the bytes between two newlines (a trailing `\\r` dropped unless `exact`),
 handed to the log untouched — invalid UTF-8 is the decoder's business (a flagged frame), not an

@@ -67,7 +67,7 @@ def plain_lines(
     out: list[bytes] = []
     key: tuple[float, float, str, str] | None = None
     middle = b""
-    loads_raw = orjson.dumps
+    dump = orjson.dumps
     for event in events:
         if event.facts or event.flags:
             out.append(other(event))
@@ -77,7 +77,7 @@ def plain_lines(
             middle = dumps(event_obj(event, started_mono, "", {}, False))  # {"seq":…,"t":…,…,"raw":""}\n
             middle = middle[middle.index(b",") : -len(_EMPTY_RAW)]  # ,"t":…,"channel":"…"
         try:
-            out.append(b'{"seq":%d%s,"raw":%s}\n' % (event.seq, middle, loads_raw(event.raw)))
+            out.append(b'{"seq":%d%s,"raw":%s}\n' % (event.seq, middle, dump(event.raw)))
         except TypeError:  # a lone surrogate: the stdlib writes it
             out.append(dumps(event_obj(event, started_mono, event.raw, {}, False)))
     return b"".join(out)
