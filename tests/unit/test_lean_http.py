@@ -114,7 +114,9 @@ async def huge_chunk(server: Server, writer: asyncio.StreamWriter) -> bool:
 
 
 async def sets_cookie(server: Server, writer: asyncio.StreamWriter) -> bool:
-    writer.write(b"HTTP/1.1 200 OK\r\nSet-Cookie: sid=s-42; Path=/\r\nContent-Length: 9\r\n\r\n" + b'{"ok":11}')
+    writer.write(
+        b"HTTP/1.1 200 OK\r\nSet-Cookie: sid=s-42; Path=/\r\nContent-Length: 9\r\n\r\n" + b'{"ok":11}'
+    )
     return True
 
 
