@@ -8,6 +8,7 @@ from typing import Any
 from rich.markdown import Markdown
 from rich.text import Text
 from scripted import TOOLS, Script, scripted_app, settle, wait_for
+from textual import events
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 
 from mcpx.tui.catalogue.item_browser import ItemBrowser
@@ -32,12 +33,18 @@ RAW_ONLY: dict[str, Any] = {
     "description": "Arguments the form shows as JSON.",
     "inputSchema": {"type": "object", "properties": {"blob": {}}},
 }
+#: one required text field: Enter sends the form as soon as it is filled
+LOOKUP: dict[str, Any] = {
+    "name": "lookup",
+    "description": "Look a word up.",
+    "inputSchema": {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]},
+}
 
 
 def script() -> Script:
     answer = {"content": [{"type": "text", "text": "- a: 1\n  b:   2"}]}
-    calls = {"read_many": answer, "echo": answer}
-    return Script(tools=[READ_MANY, RAW_ONLY, *TOOLS], calls=calls, held={"long_report"})
+    calls = {"read_many": answer, "echo": answer, "lookup": answer}
+    return Script(tools=[READ_MANY, RAW_ONLY, *TOOLS, LOOKUP], calls=calls, held={"long_report"})
 
 
 def unchanged(app: Any, attempt: int) -> bool:
@@ -191,3 +198,20 @@ async def test_escape_tab_filter_highlight_tab_letters_and_asking_before_q_and_r
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await wait_for(pilot, lambda: not app.is_running)
+
+
+async def test_a_word_and_enter_typed_in_one_burst_call_the_tool() -> None:
+    """Typing fast: the Enter that follows the last letter at once is judged on what was typed (it was
+    judged on the form before those letters, found the required field empty and went to the next one)."""
+    session = scripted_app(script())
+    app = session.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("slash", *"lookup", "enter")
+        panel = app.query_one(ToolCallPanel)
+        assert panel.tool_name == "lookup"
+        await wait_for(pilot, lambda: isinstance(app.focused, Input) and panel in app.focused.ancestors)
+        for key, character in (("x", "x"), ("y", "y"), ("z", "z"), ("enter", "\r")):
+            app.post_message(events.Key(key, character))  # as a terminal delivers a burst: no pause between
+        await wait_for(pilot, lambda: bool(panel.query(ResultView)))
+        assert calls(app)[-1]["arguments"] == {"word": "xyz"}

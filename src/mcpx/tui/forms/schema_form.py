@@ -259,6 +259,9 @@ a string field is sent as a string, a number field sends a number.
     def _entered(self, event: Input.Submitted) -> None:
         """Enter in a field: send a valid form, else go on to the next field."""
         event.stop()
+        # judged on what was typed: letters typed just before (a burst) are in the fields, while the
+        # validation their edits asked for waits for a refresh
+        self._validate()
         if not self._issues and self.raw_valid_json:
             self.post_message(self.Submitted(self))
         else:
