@@ -93,6 +93,8 @@ async def test_a_new_filter_over_a_long_log_is_applied_by_pieces(monkeypatch: py
 
     for n in range(3_000):
         exchange(n)
+    waiting = Request(9_999, "tools/call", {"name": "add", "arguments": {}})  # answered at the end
+    log.sent(encode(waiting.to_obj()), waiting, "stdio")
     app = LogApp(log)
     async with app.run_test(size=(120, 30)) as pilot:
         view = app.query_one(TrafficView)
@@ -124,6 +126,15 @@ async def test_a_new_filter_over_a_long_log_is_applied_by_pieces(monkeypatch: py
         )
         event = view.event_at_cursor()
         assert event is not None and event.seq == 4  # event 3 is not shown now: the next one (request 2)
+        # a filter on the answer (status, dur) goes through each piece twice: the same rows, and a request
+        # still waiting is shown once it is answered
+        view.filter_text = "dir:out status:ok add"
+        await wait_for(pilot, lambda: not view.catching_up)
+        expected = [e.seq for e in log if e.direction == "out" and '"add"' in e.raw and e.response_seq]
+        assert list(view.rows) == expected and len(expected) == 1_000
+        log.received(b'{"jsonrpc":"2.0","id":9999,"result":{}}', "stdio")
+        await wait_for(pilot, lambda: len(view.rows) == 1_001)
+        assert sorted(view.rows) == sorted([*expected, 6_000])
 
 
 def test_pieces_shrink_after_a_slow_one_and_grow_after_quick_ones() -> None:
