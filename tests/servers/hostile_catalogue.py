@@ -5,6 +5,8 @@
     python hostile_catalogue.py deep-schema [--depth 3000]     one tool whose schema nests N objects deep
     python hostile_catalogue.py ref-cycles                     `$ref`s that point at each other, and at themselves
     … [--http PORT]                                            served over Streamable HTTP (JSON replies) at /mcp
+    … [--list-delay S]                                         `tools/list` answered S seconds late (the client
+                                                               has settled: what the catalogue itself costs)
 
 Over stdio by default (newline-delimited JSON). It speaks the handshake era (`server/discover` gets
 -32601, as from a 2025 server); `tools/call` answers with the arguments it was given, as JSON text.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -103,7 +106,8 @@ def catalogue(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 
 class Server:
-    def __init__(self, tools: list[dict[str, Any]], depth: int) -> None:
+    def __init__(self, tools: list[dict[str, Any]], depth: int, list_delay: float = 0.0) -> None:
+        self.list_delay = list_delay
         # serialised once: the catalogue is the same for every listing
         self.tools_json = json.dumps({"tools": tools})
         if json.dumps(DEEP) in self.tools_json:
@@ -127,6 +131,7 @@ class Server:
             }
             return head + '"result":' + json.dumps(result) + "}"
         if method == "tools/list":
+            time.sleep(self.list_delay)
             return head + '"result":' + self.tools_json + "}"
         if method == "tools/call":
             text = json.dumps(params.get("arguments") or {})
@@ -184,8 +189,9 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=20_000)
     parser.add_argument("--depth", type=int, default=3_000)
     parser.add_argument("--http", type=int, metavar="PORT")
+    parser.add_argument("--list-delay", type=float, default=0.0, metavar="SECONDS")
     args = parser.parse_args()
-    server = Server(catalogue(args), args.depth)
+    server = Server(catalogue(args), args.depth, args.list_delay)
     if args.http:
         serve_http(server, args.http)
     else:
