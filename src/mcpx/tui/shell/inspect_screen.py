@@ -267,10 +267,10 @@ class InspectScreen(Screen[None]):
         self.catalog = message.catalog
         catalog = message.catalog
         if not self._heap_settled and any(catalog.items(kind) is not None for kind in KINDS):
-            # the app's heap out of full collections, once the catalogue, its detail and its call panel
-            # are painted (heap.py): after the first refresh, the collection (~0.1 s) came before the detail
-            self._heap_settled = True
-            self.set_timer(heap.SETTLE_AFTER, heap.settle, name="heap-settle")
+            self._heap_settled = True  # the app's heap out of full collections, once painted (heap.py)
+            # (not on a timer after the detail is painted: a settle due while the app quit hung the quit in
+            # the packaging test; the collection still comes a refresh after the list, before its detail)
+            self.call_after_refresh(heap.settle)
 
     @on(Connection.Opened)
     def _opened(self, message: Connection.Opened) -> None:
