@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import Markdown
 from rich.style import Style
 from rich.theme import Theme
 from textual.app import ComposeResult
@@ -28,7 +29,6 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from rich.markdown import Markdown
     from textual.app import App
     from textual.screen import Screen
 
@@ -86,8 +86,6 @@ class _HelpText:
 @lru_cache(maxsize=64)
 def _parsed(text: str) -> Markdown:
     """A help text parsed once per process (the texts are class constants)."""
-    from rich.markdown import Markdown  # at the first F1, not at start-up (markdown-it: ~35 ms)
-
     return Markdown(text)
 
 

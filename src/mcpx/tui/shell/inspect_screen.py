@@ -33,6 +33,7 @@ from mcpx.errors import McpxError
 from mcpx.target import command_line
 from mcpx.tui.catalogue.item_browser import ItemBrowser
 from mcpx.tui.catalogue.item_detail import ItemDetail
+from mcpx.tui.catalogue.tool_call import ToolCallPanel
 from mcpx.tui.check.check_view import CheckView
 from mcpx.tui.context import InspectContext
 from mcpx.tui.forms.form_keys import letters_owned
@@ -57,7 +58,6 @@ if TYPE_CHECKING:
     from textual.worker import Worker as AnyWorker
 
     from mcpx.protocol.client import Client
-    from mcpx.tui.catalogue.tool_call import ToolCallPanel
 
 #: the layout every app that shows an `InspectScreen` loads (`CSS_PATH`)
 INSPECT_CSS: list[str | PurePath] = [
@@ -268,8 +268,6 @@ class InspectScreen(Screen[None]):
         catalog = message.catalog
         if not self._heap_settled and any(catalog.items(kind) is not None for kind in KINDS):
             self._heap_settled = True  # the app's heap out of full collections, once painted (heap.py)
-            # (not on a timer after the detail is painted: a settle due while the app quit hung the quit in
-            # the packaging test; the collection still comes a refresh after the list, before its detail)
             self.call_after_refresh(heap.settle)
 
     @on(Connection.Opened)
@@ -332,9 +330,8 @@ class InspectScreen(Screen[None]):
     def action_show_kind(self, kind: ItemKind) -> None:
         self.query_one(ItemBrowser).show_kind(kind)
 
-    # by its handler name, not @on(ToolCallPanel.CallFinished): the panel's module (its form, a TextArea)
-    # loads when the first panel is built, after the first paint
-    def on_tool_call_panel_call_finished(self, event: ToolCallPanel.CallFinished) -> None:
+    @on(ToolCallPanel.CallFinished)
+    def _call_finished(self, event: ToolCallPanel.CallFinished) -> None:
         """The call goes into the session's history."""
         for history in self.query(CallHistory):
             history.record(event.tool_name, event.arguments, event.result_or_error, event.latency, event.size)
@@ -398,8 +395,6 @@ class InspectScreen(Screen[None]):
 
     def action_call_tool(self) -> None:
         """ctrl+r from anywhere: the selected tool's call button (its panel explains a refusal)."""
-        from mcpx.tui.catalogue.tool_call import ToolCallPanel
-
         for panel in self.query(ToolCallPanel):
             if not panel.parked:  # not a panel hidden while the highlight moves (or one leaving)
                 panel.action_call()
