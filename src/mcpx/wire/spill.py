@@ -30,7 +30,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 
 from mcpx.wire.event_line import dumps, event_from_line, event_obj
-from mcpx.wire.traffic import SEQ_TYPECODE, TrafficEvent
+from mcpx.wire.traffic_event import SEQ_TYPECODE, TrafficEvent
 
 #: decoded events kept for repeated reads (a few screens of rows, the request of a response being shown);
 #: a decoded event of a big recording is ~3-8 KB, and one read again costs ~20 µs

@@ -13,106 +13,53 @@ from __future__ import annotations
 
 import base64
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal
 
-from mcpx.wire.jsonrpc import (
-    Decoded,
-    ErrorResponse,
-    JsonId,
-    Malformed,
-    Message,
-    Notification,
-    Request,
-    Response,
-    decode,
-    decode_clean,
-    long_numbers,
-)
+from mcpx.wire.jsonrpc import Decoded, JsonId, Malformed, Message, decode, decode_clean, long_numbers
+from mcpx.wire.pairing import RequestPairing
 from mcpx.wire.secret_policy import SecretPolicy
+from mcpx.wire.traffic_event import (
+    CHANNELS,
+    DIRECTIONS,
+    EVENT_KINDS,
+    REQUEST_ENDED,
+    REQUEST_OUTCOMES,
+    SEQ_TYPECODE,
+    BatchListener,
+    Channel,
+    Direction,
+    EventKind,
+    FlagListener,
+    Listener,
+    RequestOutcome,
+    TrafficEvent,
+)
 
 if TYPE_CHECKING:
     from mcpx.wire.spill import ColdEvents
 
-Direction = Literal["in", "out", "info"]
-#: where an event came from: a frame's transport, the server's stderr, a process or protocol fact
-Channel = Literal["stdio", "stderr", "http", "sse", "process", "protocol", "memory"]
-#: what an event is (`TrafficEvent.kind`)
-EventKind = Literal["request", "notification", "response", "error", "malformed", "stderr", "info"]
-#: the same words as values, for checks and messages (derived: the Literals above are the one spelling)
-DIRECTIONS: tuple[Direction, ...] = get_args(Direction)
-CHANNELS: tuple[Channel, ...] = get_args(Channel)
-EVENT_KINDS: tuple[EventKind, ...] = get_args(EventKind)
-#: how a request of ours ended without an answer (recorded by the peer as a `request-ended` info event)
-RequestOutcome = Literal["cancelled", "timed out", "no answer"]
-REQUEST_OUTCOMES: tuple[RequestOutcome, ...] = get_args(RequestOutcome)
-#: the `facts["event"]` of the info event that ends a request without an answer
-REQUEST_ENDED = "request-ended"
-#: how many answered request ids the log remembers to recognise duplicates
-ANSWERED_MEMORY = 10_000
+__all__ = [
+    "CHANNELS",
+    "DIRECTIONS",
+    "EVENT_KINDS",
+    "REQUEST_ENDED",
+    "REQUEST_OUTCOMES",
+    "SEQ_TYPECODE",
+    "BatchListener",
+    "Channel",
+    "Direction",
+    "EventKind",
+    "FlagListener",
+    "Listener",
+    "RequestOutcome",
+    "TrafficEvent",
+    "TrafficLog",
+]
+
 #: events held as objects before the oldest spill to disk, and the raw text they may hold
 KEEP_EVENTS = 5_000
 KEEP_BYTES = 8 << 20
-#: the `array` typecode of sequence numbers kept in bulk (indexes, a view's rows): 4 bytes, 2**31 events
-SEQ_TYPECODE = "i"
-
-
-@dataclass(slots=True, eq=False)
-class TrafficEvent:
-    """One thing that happened on the connection.
-
-    `raw` is the text exactly as it crossed the wire (for `info` events: a sentence). `message` is the
-    decoded JSON-RPC message, or None for transport facts and stderr lines. `facts` holds what the
-    transport knew (HTTP status, SSE event id, pid, exit code, …); `flags` what was odd about the frame.
-    A frame that was not valid UTF-8 is `raw` with replacement characters, and its exact bytes are in
-    `facts["wire_base64"]`.
-    """
-
-    seq: int
-    mono: float
-    wall: float
-    direction: Direction
-    channel: Channel
-    raw: str
-    message: Message | None = None
-    facts: dict[str, Any] = field(default_factory=dict)
-    flags: list[str] = field(default_factory=list)
-    # Filled in by the log when a response meets its request.
-    request_seq: int | None = None
-    response_seq: int | None = None
-    latency: float | None = None
-    method: str | None = None
-
-    @property
-    def kind(self) -> EventKind:
-        """request / notification / response / error / malformed / stderr / info."""
-        msg = self.message
-        if msg is None:
-            return "stderr" if self.channel == "stderr" else "info"
-        if isinstance(msg, Request):
-            return "request"
-        if isinstance(msg, Notification):
-            return "notification"
-        if isinstance(msg, Response):
-            return "response"
-        if isinstance(msg, ErrorResponse):
-            return "error"
-        return "malformed"
-
-    @property
-    def rpc_id(self) -> JsonId | None:
-        msg = self.message
-        if msg is None or isinstance(msg, Notification):
-            return None
-        return msg.id
-
-
-Listener = Callable[[TrafficEvent], None]
-#: takes the events of one `frames()` call together (a recorder writing them with one write)
-BatchListener = Callable[[list[TrafficEvent]], None]
-FlagListener = Callable[[TrafficEvent, str], None]
 
 
 class TrafficLog:
@@ -151,9 +98,9 @@ class TrafficLog:
         #: a listener's way of taking a batch of events at once, where it has one
         self._batch: dict[Listener, BatchListener] = {}
         self._flag_listeners: list[FlagListener] = []
-        #: recently answered requests, so a second answer is called a duplicate
-        self._answered: OrderedDict[tuple[str, JsonId], int] = OrderedDict()
-        self._open: dict[tuple[str, JsonId], TrafficEvent] = {}
+        #: which requests are open, which answered lately (so a second answer is called a duplicate)
+        self._pairing = RequestPairing(self.__getitem__, self._spilled_answer)
+        self._link = self._pairing.link
         #: requests that ended without an answer: request seq -> the `request-ended` event's seq, and back
         self._endings: dict[int, int] = {}
         self._ended_requests: dict[int, int] = {}
@@ -341,7 +288,7 @@ class TrafficLog:
             return self._append("info", channel, text, None, facts, [])
         event = self._append("info", channel, text, None, facts, [], notify=False)
         rid = facts.get("id")  # from a recording, anything at all
-        request = self._open.get(("out", rid)) if isinstance(rid, (int, str)) else None
+        request = self._pairing.open.get(("out", rid)) if isinstance(rid, (int, str)) else None
         if request is not None and request.seq not in self._endings and request.response_seq is None:
             self._endings[request.seq] = event.seq
             self._ended_requests[event.seq] = request.seq
@@ -355,7 +302,7 @@ class TrafficLog:
         The request stays open, so a late answer still finds it (and is flagged as late by the peer);
         its row keeps the outcome. Nothing is recorded for a request already answered or ended.
         """
-        request = self._open.get(("out", request_id))
+        request = self._pairing.open.get(("out", request_id))
         if request is None or request.response_seq is not None or request.seq in self._endings:
             return None
         text = f"{request.method} (id {request_id!r}) {outcome}: {reason}"
@@ -448,54 +395,11 @@ class TrafficLog:
         rest = hot[count:]
         self._hot, self._hot_bytes = rest, bytes_left
         self._window = (self._window[0] + count, rest)
+        self._pairing.first_held = self._window[0]
 
-    def _link(self, event: TrafficEvent, message: Message | None, direction: Direction) -> None:
-        if type(message) is Response:  # the most common frame first: an answer to a request of ours
-            answer_key: tuple[Direction, JsonId] = ("out" if direction == "in" else "in", message.id)
-            request = self._open.pop(answer_key, None)
-            if request is not None:
-                self._answer(event, request, answer_key)
-                return
-        if isinstance(message, Request):
-            event.method = message.method
-            key = (direction, message.id)
-            if key in self._open:
-                event.flags.append(f"request id {message.id!r} reused while still in flight")
-            self._open[key] = event
-        elif isinstance(message, Notification):
-            event.method = message.method
-        elif isinstance(message, (Response, ErrorResponse, Malformed)) and message.id is not None:
-            # a response travels the other way from its request
-            origin: Direction = "out" if direction == "in" else "in"
-            key = (origin, message.id)
-            request = self._open.pop(key, None)
-            if request is not None:
-                self._answer(event, request, key)
-            elif not isinstance(message, Malformed):
-                first = self._answered.get(key)
-                if first is not None:
-                    request = self[first]
-                    event.request_seq = first
-                    event.method = request.method
-                    event.flags.append(
-                        f"duplicate answer to {request.method} (id {message.id!r}), "
-                        "which was answered already"
-                    )
-                else:
-                    event.flags.append(f"response to id {message.id!r}, which has no request in flight")
-
-    def _answer(self, event: TrafficEvent, request: TrafficEvent, key: tuple[Direction, JsonId]) -> None:
-        """Pair an answer with the request it answers (taken out of the open ones)."""
-        event.request_seq = request.seq
-        event.method = request.method
-        event.latency = event.mono - request.mono
-        request.response_seq = event.seq
-        if request.seq < self._window[0] and self._cold is not None:
-            self._cold.answered(request.seq, event.seq)  # a long request, answered after it spilled
-        answered = self._answered
-        answered[key] = request.seq
-        if len(answered) > ANSWERED_MEMORY:
-            answered.popitem(last=False)
+    def _spilled_answer(self, request_seq: int, event_seq: int) -> None:
+        if self._cold is not None:
+            self._cold.answered(request_seq, event_seq)
 
     def _notify(self, event: TrafficEvent) -> None:
         for listener in tuple(self._listeners):
