@@ -1,4 +1,5 @@
-"""`within`: a time limit that keeps every cancellation (asyncio.wait_for loses one on 3.10/3.11)."""
+"""`within`, `ended`, `cancel_and_wait`: waits that keep every cancellation of the waiting task
+(asyncio.wait_for loses one on 3.10/3.11; `suppress(CancelledError): await task` loses one anywhere)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sys
 
 import pytest
 
-from mcpx.wire.waiting import within
+from mcpx.wire.waiting import cancel_and_wait, ended, within
 
 
 async def _cancel_as_the_result_arrives(wait: object) -> object:
@@ -70,3 +71,53 @@ async def test_a_loop_waiting_again_ends_when_cancelled() -> None:
             break
     await asyncio.wait({task}, timeout=2)
     assert task.cancelled()
+
+
+async def _slow_to_stop() -> None:
+    """A task that takes a moment to end once cancelled (a reader closing its stream)."""
+    try:
+        await asyncio.sleep(10)
+    except asyncio.CancelledError:
+        await asyncio.sleep(0.05)
+        raise
+
+
+async def _close_cancelled_meanwhile(close: object) -> str:
+    """Run `close(task)` in a closing task and cancel that closing task while it waits (a quit)."""
+    inner = asyncio.create_task(_slow_to_stop())
+    await asyncio.sleep(0)
+    closing = asyncio.create_task(close(inner))  # type: ignore[operator]
+    await asyncio.sleep(0.01)
+    closing.cancel()
+    try:
+        await closing
+    except asyncio.CancelledError:
+        return "cancelled"
+    return "finished"
+
+
+async def test_cancel_and_wait_keeps_a_cancel_of_the_closer() -> None:
+    assert await _close_cancelled_meanwhile(cancel_and_wait) == "cancelled"
+
+
+async def test_suppressing_cancelled_error_loses_that_cancel() -> None:
+    async def suppressing(task: asyncio.Task[None]) -> None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    assert await _close_cancelled_meanwhile(suppressing) == "finished"
+
+
+async def test_ended_waits_without_cancelling_or_raising_and_respects_its_limit() -> None:
+    async def fails() -> None:
+        await asyncio.sleep(0.01)
+        raise ValueError("the task's own error")
+
+    failing = asyncio.create_task(fails())
+    assert await ended(failing) is True  # its error is its owner's to report, not raised here
+    assert isinstance(failing.exception(), ValueError)
+    sleeping = asyncio.create_task(asyncio.sleep(10))
+    assert await ended(sleeping, 0.01) is False
+    assert not sleeping.cancelled() and not sleeping.done()
+    assert await cancel_and_wait(sleeping, 1) is True and sleeping.cancelled()

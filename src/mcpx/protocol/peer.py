@@ -39,7 +39,7 @@ from mcpx.wire import (
     TrafficEvent,
     encode,
 )
-from mcpx.wire.waiting import within
+from mcpx.wire.waiting import ended
 
 NotificationHandler = Callable[[Notification, TrafficEvent], Any]
 
@@ -124,9 +124,7 @@ class Peer:
 
     async def close(self) -> None:
         await self.transport.close()
-        if self._reader is not None:
-            with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
-                await within(self._reader, timeout=1.0)
+        if self._reader is not None and not await ended(self._reader, 1.0):
             self._reader.cancel()
         self._answering.cancel_all()
         for task in list(self._handler_tasks):

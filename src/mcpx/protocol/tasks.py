@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from mcpx.errors import McpxError, RpcError
 from mcpx.wire import Notification, TrafficEvent
 from mcpx.wire.jsonrpc import INVALID_PARAMS
+from mcpx.wire.waiting import cancel_and_wait, ended
 
 if TYPE_CHECKING:
     from mcpx.protocol.eras import Opened
@@ -202,9 +203,7 @@ class Tasks:
             self.changed(state)
             raise
         finally:
-            poller.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await poller
+            await cancel_and_wait(poller)
         state.result = result
         with contextlib.suppress(RpcError, McpxError):
             # the task as it ended (its final status message and dates), for the faces
@@ -347,8 +346,7 @@ class TaskServer:
         state = self._state(params)
         running = self._running.get(state.task_id)
         if running is not None:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asyncio.shield(running)
+            await ended(running)  # not cancelled if this wait is
         if state.status != "completed":
             raise RpcError("tasks/result", -32000, f"Task {state.status}", {"taskId": state.task_id})
         result = state.result if isinstance(state.result, dict) else {}
@@ -366,9 +364,7 @@ class TaskServer:
             )
         running = self._running.get(state.task_id)
         if running is not None:
-            running.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await running
+            await cancel_and_wait(running)
         state.status = "cancelled"
         state.ended = state.ended or time.monotonic()
         return self._describe(state)

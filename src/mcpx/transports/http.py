@@ -22,7 +22,6 @@ calls `set_protocol_version` only after a handshake) and, with no session, nothi
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 
 import httpx
@@ -47,6 +46,7 @@ from mcpx.transports.http_common import (
 )
 from mcpx.transports.http_streams import EventStreams, Exchange, StreamEnd
 from mcpx.wire import ErrorResponse, JsonId, Message, TrafficEvent, TrafficLog
+from mcpx.wire.waiting import cancel_and_wait
 
 POST_ACCEPT = "application/json, text/event-stream"
 #: how long the first request after the handshake waits for the server to answer the GET stream
@@ -164,9 +164,7 @@ class HttpTransport(EventStreams):
             return
         self._closing = True
         if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._listener
+            await cancel_and_wait(self._listener)
         client = self._client
         if client is not None:
             if self.session_id is not None:

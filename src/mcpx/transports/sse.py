@@ -9,7 +9,6 @@ stream is the session: when it ends, the connection has ended, and there is noth
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 from urllib.parse import urljoin
@@ -33,7 +32,7 @@ from mcpx.transports.http_common import (
 )
 from mcpx.transports.tap import is_event_stream
 from mcpx.wire import Message, Request, TrafficEvent, TrafficLog
-from mcpx.wire.waiting import within
+from mcpx.wire.waiting import cancel_and_wait, within
 
 
 class SseTransport:
@@ -112,9 +111,7 @@ class SseTransport:
             return
         self._closing = True
         if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reader
+            await cancel_and_wait(self._reader)
         if self._client is not None:
             await self._client.aclose()
         self._inbox.end()

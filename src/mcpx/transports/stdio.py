@@ -22,7 +22,7 @@ from mcpx.transports import descendants
 from mcpx.transports.line_reader import LineReader, Sink, Tap
 from mcpx.transports.sentinel import Sentinel
 from mcpx.wire import Message, TrafficEvent, TrafficLog
-from mcpx.wire.waiting import within
+from mcpx.wire.waiting import ended, within
 
 # One frame may be very large (a 50 MB result is a single line); the reader buffers it whole.
 LINE_LIMIT = 1 << 30
@@ -326,8 +326,7 @@ class StdioTransport:
         if self._watch_task is not None:
             self._watch_task.cancel()
         if self._stderr_task is not None:
-            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                await within(asyncio.shield(self._stderr_task), timeout=0.5)
+            await ended(self._stderr_task, 0.5)
             self._stderr_task.cancel()
         self._log_exit()
 
@@ -379,8 +378,7 @@ class StdioTransport:
         self.returncode = process.returncode
         # let stderr drain so the tail includes the server's last words
         if self._stderr_task is not None and not self._stderr_task.done():
-            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                await within(asyncio.shield(self._stderr_task), timeout=0.5)
+            await ended(self._stderr_task, 0.5)
         self._log_exit()
         return True
 

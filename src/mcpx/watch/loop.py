@@ -14,7 +14,6 @@ fixes it show as one change.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -33,6 +32,7 @@ from mcpx.target import ServerSpec
 from mcpx.watch.changes import QUIET_MS, ChangeBatch, file_changes
 from mcpx.watch.paths import collection_beside, watch_roots
 from mcpx.wire.traffic import TrafficEvent, TrafficLog
+from mcpx.wire.waiting import cancel_and_wait
 
 #: runs the collection on a connected client; what it returns is the face's to show (`passed` says how)
 TestRun = Callable[[Client], Awaitable[Any]]
@@ -178,9 +178,7 @@ class Watcher:
                     break
         finally:
             self._watch_stop.set()
-            feeder.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await feeder
+            await cancel_and_wait(feeder)
 
     async def _feed(self) -> None:
         async for batch in file_changes(self.plan.roots, quiet_ms=self.plan.quiet_ms, stop=self._watch_stop):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 _T = TypeVar("_T")
 
@@ -38,3 +38,22 @@ else:  # pragma: no cover - Python 3.10: no asyncio.timeout; asyncio.wait never 
             future.cancel()
             raise asyncio.TimeoutError
         return future.result()
+
+
+async def ended(task: asyncio.Future[Any], timeout: float | None = None) -> bool:
+    """Wait at most `timeout` seconds (None: no limit) for `task` to end, whatever it ends with; returns
+    whether it did. `task` is not cancelled and its outcome is not raised here (its error, if any, is
+    marked as seen: its owner reports it). A cancel of the waiting task raises, as any await's does —
+    `with suppress(CancelledError): await task` would swallow that cancel along with the task's own.
+    """
+    if not task.done():
+        await asyncio.wait({task}, timeout=timeout)
+    if task.done() and not task.cancelled():
+        task.exception()
+    return task.done()
+
+
+async def cancel_and_wait(task: asyncio.Future[Any], timeout: float | None = None) -> bool:
+    """Cancel `task` and wait (at most `timeout` seconds) for it to end, as `ended` waits."""
+    task.cancel()
+    return await ended(task, timeout)
