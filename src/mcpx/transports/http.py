@@ -163,14 +163,16 @@ class HttpTransport(EventStreams):
         if self._closing:
             return
         self._closing = True
-        if self._listener is not None:
-            await cancel_and_wait(self._listener)
-        client = self._client
-        if client is not None:
-            if self.session_id is not None:
-                await self._delete_session(client)
-            await client.aclose()
-        self._inbox.end()
+        try:  # a close cancelled on the way (a quit) still ends the inbox its reader waits on
+            if self._listener is not None:
+                await cancel_and_wait(self._listener)
+            client = self._client
+            if client is not None:
+                if self.session_id is not None:
+                    await self._delete_session(client)
+                await client.aclose()
+        finally:
+            self._inbox.end()
 
     def describe(self) -> dict[str, object]:
         return {

@@ -110,11 +110,13 @@ class SseTransport:
         if self._closing:
             return
         self._closing = True
-        if self._reader is not None:
-            await cancel_and_wait(self._reader)
-        if self._client is not None:
-            await self._client.aclose()
-        self._inbox.end()
+        try:  # a close cancelled on the way (a quit) still ends the inbox its reader waits on
+            if self._reader is not None:
+                await cancel_and_wait(self._reader)
+            if self._client is not None:
+                await self._client.aclose()
+        finally:
+            self._inbox.end()
 
     def describe(self) -> dict[str, object]:
         return {
