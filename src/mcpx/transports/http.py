@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -34,6 +35,7 @@ from mcpx.transports.http_common import (
     HANDOVER_TIMEOUT,
     JSON_TYPES,
     Inbox,
+    Reply,
     answers,
     client_for,
     content_type,
@@ -47,6 +49,9 @@ from mcpx.transports.http_common import (
 from mcpx.transports.http_streams import EventStreams, Exchange, StreamEnd
 from mcpx.wire import ErrorResponse, JsonId, Message, TrafficEvent, TrafficLog
 from mcpx.wire.waiting import cancel_and_wait
+
+if TYPE_CHECKING:
+    from mcpx.transports.lean_post import LeanPost
 
 POST_ACCEPT = "application/json, text/event-stream"
 #: how long the first request after the handshake waits for the server to answer the GET stream
@@ -107,6 +112,8 @@ class HttpTransport(EventStreams):
         self._mirror: HeadersFor | None = None
         self._passing: PassedFor | None = None
         self._post_cache: tuple[tuple[object, ...], httpx.Headers] | None = None
+        #: plain POSTs made past httpx's client when the lean transport was given (`lean_post`)
+        self._lean_post: LeanPost | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -127,6 +134,13 @@ class HttpTransport(EventStreams):
             auth=self._auth,
             timeout=self._timeout,
         )
+        if self._http_transport is not None and self._lean_post is None:
+            from mcpx.transports.lean_http import LeanHttpTransport
+
+            if isinstance(self._http_transport, LeanHttpTransport):
+                from mcpx.transports.lean_post import LeanPost
+
+                self._lean_post = LeanPost(self._http_transport, self.traffic, self._target)
 
     def set_protocol_version(self, version: str) -> None:
         """The handshake is done: mirror the version into headers and start listening on GET.
@@ -266,9 +280,14 @@ class HttpTransport(EventStreams):
         # answer is only handed over, and a server that holds on to it must not hold up the caller
         timeout = self._timeout if rid is not None else HANDOVER_TIMEOUT
         content = text.encode("utf-8")
-        # `client.stream()` written out: its context manager is two generator frames more per POST
-        request = post_request(client, self._target, content, headers, timeout)
-        response = await client.send(request, stream=True)
+        lean = self._lean_post
+        response: Reply | None = None
+        if lean is not None and lean.usable(client, self._auth):
+            response = await lean.post(client, content, headers, timeout)
+        if response is None:
+            # `client.stream()` written out: its context manager is two generator frames more per POST
+            request = post_request(client, self._target, content, headers, timeout)
+            response = await client.send(request, stream=True)
         try:
             status = response.status_code
             # a refused handshake-free probe says nothing yet: the handshake that follows is the first
@@ -299,6 +318,7 @@ class HttpTransport(EventStreams):
                 return None
             kind = content_type(response)  # once: each look-up decodes every header of the reply
             if kind == "text/event-stream":
+                assert isinstance(response, httpx.Response)  # (`lean_post` hands a stream on as one)
                 return await self._read_events(response, rid, "post")
             body = await response.aread()
             if not body.strip() and rid is None:
@@ -328,7 +348,7 @@ class HttpTransport(EventStreams):
 
     def _fail(
         self,
-        response: httpx.Response,
+        response: Reply,
         body: bytes,
         ex: Exchange,
         had_session: str | None,
@@ -419,7 +439,7 @@ class HttpTransport(EventStreams):
             cached = self._post_cache = (key, headers)
         return httpx.Headers(cached[1])  # a copy: whoever sends it may change it
 
-    def _note_session(self, response: httpx.Response) -> None:
+    def _note_session(self, response: Reply) -> None:
         session = response.headers.get("mcp-session-id")
         if not session or session == self.session_id:
             return

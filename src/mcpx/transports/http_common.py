@@ -9,7 +9,7 @@ import os
 import urllib.request
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -45,6 +45,24 @@ HANDOVER_TIMEOUT = httpx.Timeout(connect=10.0, read=30.0, write=30.0, pool=30.0)
 MAX_REDIRECTS = 5
 PREVIEW_BYTES = 2048
 JSON_TYPES = ("application/json",)
+
+
+class Reply(Protocol):
+    """What the transports read of a reply: httpx's `Response`, or `lean_post.LeanReply` (no httpx
+    objects for a plain POST's reply)."""
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def reason_phrase(self) -> str: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    async def aread(self) -> bytes: ...
+
+    async def aclose(self) -> None: ...
 
 
 #: `MCPX_ALLOW_CROSS_ORIGIN_REDIRECTS=1`: follow a POST redirected to another origin (without credentials)
@@ -344,7 +362,7 @@ def _causes(exc: BaseException) -> list[BaseException]:
     return chain
 
 
-def content_type(response: httpx.Response) -> str:
+def content_type(response: Reply) -> str:
     kind: str = response.headers.get("content-type", "")
     return kind.partition(";")[0].strip().lower()
 
@@ -387,7 +405,7 @@ def record_reply(
     return traffic.received_decoded(decoded, "http", facts, malformed_is_problem=not expected)
 
 
-def status_error(response: httpx.Response, body: bytes, url: str, doing: str) -> McpxError:
+def status_error(response: Reply, body: bytes, url: str, doing: str) -> McpxError:
     """The error for a non-2xx answer that carries no JSON-RPC answer to the request."""
     status = response.status_code
     while_doing = f" while {doing}" if doing else ""
@@ -418,7 +436,7 @@ def status_error(response: httpx.Response, body: bytes, url: str, doing: str) ->
     )
 
 
-def unexpected_body_error(response: httpx.Response, body: bytes, url: str, doing: str) -> ProtocolError:
+def unexpected_body_error(response: Reply, body: bytes, url: str, doing: str) -> ProtocolError:
     kind = content_type(response) or "no content type"
     return ServerFailedError(
         f"{url} answered {doing} with HTTP {response.status_code} {kind}, which is neither JSON nor an event "
@@ -429,7 +447,7 @@ def unexpected_body_error(response: httpx.Response, body: bytes, url: str, doing
     )
 
 
-def _reason(response: httpx.Response) -> str:
+def _reason(response: Reply) -> str:
     return response.reason_phrase or ""
 
 

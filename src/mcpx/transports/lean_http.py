@@ -38,7 +38,11 @@ import httpx
 #: body bytes read from a server and not yet taken by its reader before the socket stops being read
 HIGH_WATER = 1 << 20
 MAX_HEAD = 1 << 16
-_Origin = tuple[str, str, int]
+Origin = tuple[str, str, int]
+
+
+def origin_of(url: httpx.URL) -> Origin:
+    return (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80))
 
 
 def lean_transport_for(url: str) -> httpx.AsyncBaseTransport | None:
@@ -52,7 +56,7 @@ def lean_transport_for(url: str) -> httpx.AsyncBaseTransport | None:
 
 class LeanHttpTransport(httpx.AsyncBaseTransport):
     def __init__(self, fallback: httpx.AsyncBaseTransport | None = None) -> None:
-        self._idle: dict[_Origin, list[_Connection]] = {}
+        self._idle: dict[Origin, list[_Connection]] = {}
         self._fallback = fallback
         self._ssl: ssl.SSLContext | None = None
         self._closed = False
@@ -64,20 +68,16 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
         if body is None or self._closed or request.method == "HEAD" or "trace" in request.extensions:
             return await self._fall_back(request)
         url = request.url
-        origin = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80))
+        origin = origin_of(url)
         timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
-        connection = self._take(origin) or await self._connect(request, origin, timeouts.get("connect"))
         head = [request.method.encode("ascii"), b" ", url.raw_path, b" HTTP/1.1\r\n"]
         for name, value in request.headers.raw:
             head += (name, b": ", value, b"\r\n")
         head.append(b"\r\n")
-        try:
-            connection.write(b"".join(head) + body, request)
-            status, reason, headers = await connection.read_head(request, timeouts.get("read"))
-        except BaseException:
-            connection.close()
-            raise
-        stream = _Body(self, origin, connection, request, timeouts.get("read"))
+        connection, status, reason, headers = await self.exchange(
+            origin, b"".join(head) + body, timeouts.get("connect"), timeouts.get("read"), request
+        )
+        stream = Body(self, origin, connection, request, timeouts.get("read"))
         return httpx.Response(
             status_code=status,
             headers=headers,
@@ -85,12 +85,35 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
             extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason},
         )
 
+    async def exchange(
+        self,
+        origin: Origin,
+        data: bytes,
+        connect_timeout: float | None,
+        read_timeout: float | None,
+        request: httpx.Request | None = None,
+    ) -> tuple[Connection, int, bytes, list[tuple[bytes, bytes]]]:
+        """Write a whole request (`data`: its head and body, one write) on a kept-alive connection to
+        `origin` (or a new one) and read the response's head: (the connection, status, reason, header
+        lines). The body is the connection's to read next (`Body`); `request` only names the request in
+        errors (`lean_post` makes none)."""
+        if self._closed:
+            raise httpx.ConnectError("the HTTP transport is closed", request=request)
+        connection = self._take(origin) or await self._connect(request, origin, connect_timeout)
+        try:
+            connection.write(data, request)
+            status, reason, headers = await connection.read_head(request, read_timeout)
+        except BaseException:
+            connection.close()
+            raise
+        return connection, status, reason, headers
+
     async def _fall_back(self, request: httpx.Request) -> httpx.Response:
         if self._fallback is None:
             self._fallback = httpx.AsyncHTTPTransport(retries=0)
         return await self._fallback.handle_async_request(request)
 
-    def _take(self, origin: _Origin) -> _Connection | None:
+    def _take(self, origin: Origin) -> _Connection | None:
         idle = self._idle.get(origin)
         while idle:
             connection = idle.pop()
@@ -99,13 +122,15 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
             connection.close()
         return None
 
-    def _give_back(self, origin: _Origin, connection: _Connection) -> None:
+    def _give_back(self, origin: Origin, connection: _Connection) -> None:
         if self._closed or not connection.reusable():
             connection.close()
         else:
             self._idle.setdefault(origin, []).append(connection)
 
-    async def _connect(self, request: httpx.Request, origin: _Origin, timeout: float | None) -> _Connection:
+    async def _connect(
+        self, request: httpx.Request | None, origin: Origin, timeout: float | None
+    ) -> _Connection:
         scheme, host, port = origin
         loop = asyncio.get_running_loop()
         context = None
@@ -327,7 +352,7 @@ class _Connection(asyncio.Protocol):
         poller.register(self.fileno, select.POLLIN)
         return bool(poller.poll(0))
 
-    def write(self, data: bytes, request: httpx.Request) -> None:
+    def write(self, data: bytes, request: httpx.Request | None) -> None:
         assert self.transport is not None
         if self.transport.is_closing():
             raise httpx.WriteError("the connection was closed before the request went", request=request)
@@ -352,7 +377,7 @@ class _Connection(asyncio.Protocol):
             self.transport.resume_reading()
         return data
 
-    async def more(self, request: httpx.Request, timeout: float | None) -> None:
+    async def more(self, request: httpx.Request | None, timeout: float | None) -> None:
         """Wait for the parser to have more (or for the end of the connection, or a failure)."""
         if self.failure is not None:
             raise self.failure
@@ -373,7 +398,7 @@ class _Connection(asyncio.Protocol):
             raise self.failure
 
     async def read_head(
-        self, request: httpx.Request, timeout: float | None
+        self, request: httpx.Request | None, timeout: float | None
     ) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
         """The response's status, reason and headers."""
         while not self.head_done:
@@ -386,10 +411,14 @@ class _Connection(asyncio.Protocol):
             self.length = None  # (a Content-Length beside chunked is ignored, RFC 9112 §6.3)
         return self.parser.get_status_code(), self.reason, self.headers
 
-    def _lost(self, request: httpx.Request, when: str) -> httpx.HTTPError:
+    def _lost(self, request: httpx.Request | None, when: str) -> httpx.HTTPError:
         if self.error is not None:
             return httpx.ReadError(f"the connection broke {when}: {self.error}", request=request)
         return httpx.RemoteProtocolError(f"Server disconnected {when}.", request=request)
+
+
+#: public names for `lean_post`, which reads responses without httpx's objects
+Connection = _Connection
 
 
 def _expire(waiter: asyncio.Future[None]) -> None:
@@ -397,16 +426,16 @@ def _expire(waiter: asyncio.Future[None]) -> None:
         waiter.set_exception(asyncio.TimeoutError())
 
 
-class _Body(httpx.AsyncByteStream):
+class Body(httpx.AsyncByteStream):
     """A response's body, yielded as it arrives; the connection goes back to the pool once it is read
     to its end, and is closed if the reader stops before."""
 
     def __init__(
         self,
         owner: LeanHttpTransport,
-        origin: _Origin,
+        origin: Origin,
         connection: _Connection,
-        request: httpx.Request,
+        request: httpx.Request | None,
         timeout: float | None,
     ) -> None:
         self.owner = owner

@@ -24,7 +24,7 @@ import httpx
 from mcpx.wire import TrafficLog
 from mcpx.wire.secret_policy import SecretPolicy, mask_url
 
-__all__ = ["TrafficTap", "is_event_stream", "mask_url"]
+__all__ = ["TrafficTap", "is_event_stream", "mask_url", "watched"]
 
 #: header lines and URLs remembered as shown before the memory starts again
 MEMO_LIMIT = 512
@@ -107,14 +107,7 @@ class TrafficTap(httpx.AsyncBaseTransport):
         )
         if not streaming:
             return response
-        # an event stream lives on after this call returns: wrap its body to see it end
-        assert isinstance(response.stream, httpx.AsyncByteStream)
-        return httpx.Response(
-            status_code=response.status_code,
-            headers=response.headers,
-            stream=_WatchedStream(response.stream, self.traffic, url, started),
-            extensions=response.extensions,
-        )
+        return watched(response, self.traffic, url, started)
 
     def _still_fresh(self, policy: SecretPolicy) -> None:
         """Forget what was masked under an older policy (it may know more secrets now)."""
@@ -144,6 +137,18 @@ class TrafficTap(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def watched(response: httpx.Response, traffic: TrafficLog, url: str, started: float) -> httpx.Response:
+    """An event stream's response whose body says when it ends (`stream-closed`): it lives on after the
+    exchange that logged its head returns."""
+    assert isinstance(response.stream, httpx.AsyncByteStream)
+    return httpx.Response(
+        status_code=response.status_code,
+        headers=response.headers,
+        stream=_WatchedStream(response.stream, traffic, url, started),
+        extensions=response.extensions,
+    )
 
 
 class _WatchedStream(httpx.AsyncByteStream):
