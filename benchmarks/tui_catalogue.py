@@ -6,7 +6,10 @@ Each case runs the real app headless (140×45) in a fresh interpreter against
 
     after answer   the tools/list answer appended to the traffic log → the list and the detail painted and
                    the app idle again (its first settle of the heap included); "frame": → the first frame
-                   composited with the catalogue's rows and the detail (what the user sees)
+                   composited with the catalogue's rows and the detail's item (possibly drawn into the
+                   regions of the last layout: one line of the description); "laid out": → the first frame
+                   of a reflow that began with the rows and the detail's text measured (what the user sees:
+                   the description at its height, the sections under it)
     keys           each of ↓ ↑ F1 Esc Tab Shift+Tab after a rest, sent as the terminal driver sends it:
                    key → nothing queued or dirty anywhere for 0.1 s (wall, and the CPU time of the process
                    over that span), the item's call panel held back; then that panel on its own ("panel":
@@ -78,18 +81,35 @@ def rss():
 NODES = {}
 
 # the frame that first shows the catalogue: the list has its rows and the detail its item, composited
+# ("frame"; the rows and the text may be drawn into the regions of the last layout), and the first frame
+# composited by a reflow that began with the list's and the detail's new content measured ("laid out": no
+# layout pending on them, so the text stands where it belongs, at its full height)
 PAINTED = {}
+LAID = {}
+def catalogue_shown(app):
+    lists = app.query("#tools-list")
+    details = app.query(ItemDetail)
+    return bool(lists and lists.first(OptionList).option_count and details
+                and details.first().selection is not None)
 _refresh = Screen._compositor_refresh
 def compositor_refresh(self):
     _refresh(self)
-    if "t" not in PAINTED and self.is_mounted:
-        app = self.app
-        lists = app.query("#tools-list")
-        details = app.query(ItemDetail)
-        if (lists and lists.first(OptionList).option_count and details and details.first().selection
-                is not None):
-            PAINTED["t"] = time.monotonic()
+    now = time.monotonic()
+    if "t" not in PAINTED and self.is_mounted and catalogue_shown(self.app):
+        PAINTED["t"] = now
+    if "t" not in LAID and "armed" in LAID:
+        LAID["t"] = now
 Screen._compositor_refresh = compositor_refresh
+_layout = Screen._refresh_layout
+def refresh_layout(self, size=None, scroll=False):
+    full = not (scroll and not self._layout_widgets)
+    if full and "armed" not in LAID and self.is_mounted and catalogue_shown(self.app):
+        detail = self.app.query_one(ItemDetail)
+        shown = (self.app.query_one("#tools-list"), detail, *detail.children)
+        if not any(w._layout_required for w in shown):
+            LAID["armed"] = True
+    _layout(self, size, scroll)
+Screen._refresh_layout = refresh_layout
 
 
 def busy(app):
@@ -173,6 +193,7 @@ async def main(target, args, transport, rounds):
         answer = next(e for e in app.traffic if e.direction == "in" and e.method == "tools/list")
         out["after_answer"] = painted - answer.mono
         out["frame_after_answer"] = PAINTED.get("t", painted) - answer.mono
+        out["laid_out_after_answer"] = LAID.get("t", painted) - answer.mono
         out["rss"] = rss()
         # each key after a rest (0.3 s), with the call panel's build held back (PANEL_DELAY) so that a key's
         # figure is the key's own work; the panel's build is measured on its own, then the real delay is back
@@ -211,7 +232,8 @@ async def main(target, args, transport, rounds):
         while not panel_shown(detail):
             await asyncio.sleep(0.005)
         out["panel after rest"] = (time.perf_counter() - w, await settle(app) - c)
-        if detail.query("#detail-show-description"):
+        shows = detail.query("#detail-show-description")  # composed hidden since 2026-11-25 15:30
+        if shows and shows.first().display:
             w, c = time.perf_counter(), time.process_time()
             detail.query_one("#detail-show-description", Button).press()
             while not detail.query("#detail-description-text"):
@@ -310,8 +332,9 @@ def main() -> None:
     for case, runs in results.items():
         after = statistics.median(float(r["after_answer"]) for r in runs)  # type: ignore[arg-type]
         frame = statistics.median(float(r["frame_after_answer"]) for r in runs)  # type: ignore[arg-type]
+        laid = statistics.median(float(r["laid_out_after_answer"]) for r in runs)  # type: ignore[arg-type]
         parts = [
-            f"after answer {after * 1000:.0f} (frame {frame * 1000:.0f})",
+            f"after answer {after * 1000:.0f} (frame {frame * 1000:.0f}, laid out {laid * 1000:.0f})",
             f"RSS {statistics.median(float(r['rss']) for r in runs):.0f} MB",
         ]  # type: ignore[arg-type]
         for key in [

@@ -25,11 +25,12 @@ from rich.console import Console
 from scripted import wait_for
 from textual import events
 from textual.app import ComposeResult
+from textual.message import Message
 from textual.widgets import Button, Input, OptionList, Static
 from widget_state import widget_state
 
 from mcpx.transports.spec import resolve_target
-from mcpx.tui.catalogue.item_browser import MAX_SHOWN
+from mcpx.tui.catalogue.item_browser import MAX_SHOWN, ItemBrowser
 from mcpx.tui.catalogue.item_detail import ItemDetail
 from mcpx.tui.catalogue.tool_call import ToolCallPanel
 from mcpx.tui.results.plain_text_view import PlainTextView
@@ -74,7 +75,17 @@ def text_of(static: Static) -> str:
 
 
 async def huge_description_checks(app: InspectApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
+    # what the detail says when the browser first reports its highlighted item: the screen fills the
+    # detail while it takes the catalogue in, so the list and the detail show in the same frame (the
+    # browser's ItemSelected came two message hops later, after a layout and the heap's settle)
+    at_first_selected: list[str] = []
+
+    def hook(message: Message) -> None:
+        if isinstance(message, ItemBrowser.ItemSelected) and not at_first_selected:
+            description = app.query_one(ItemDetail).query_one("#detail-description", Static)
+            at_first_selected.append(str(description.render()))
+
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         await wait_for(pilot, lambda: app.catalog.tools is not None, CONNECT)
         answered = time.process_time()
         tools = app.query_one("#tools-list", OptionList)
@@ -86,6 +97,7 @@ async def huge_description_checks(app: InspectApp) -> None:
         shown = str(detail.query_one("#detail-description", Static).render())
         assert shown.startswith("0000000 ") and len(shown) < 10_000
         assert "The description is 10.0 MB" in shown and "Show the whole description" in shown
+        assert at_first_selected == [shown]
         for keys in (("down",), ("up",), ("f1",), ("escape",), ("tab",), ("shift+tab",)):
             took = await timed_press(pilot, *keys)
             assert took < KEY, f"{keys} took {took:.2f} s"
@@ -206,6 +218,7 @@ async def test_the_next_tool_of_the_same_shape_gets_the_form_with_nothing_of_the
         await wait_for(pilot, lambda: shown_tool(detail) == "tool_00000", CONNECT)
         panel = app.query_one(ToolCallPanel)
         fresh = widget_state(panel)  # built for tool_00000
+        assert not detail.query_one("#detail-show-description", Button).display  # nothing was cut
         assert "text for tool 0" in text_of(panel.query_one(".field-help", Static))
         await pilot.press("enter", *"abc")  # into the form's field, typing
         await wait_for(pilot, lambda: panel.form.value == {"text": "abc"})

@@ -190,6 +190,12 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
         if event.key == "enter" and isinstance(focused, OptionList) and self._highlighted_item() is not None:
             self.start_typed_ahead()
 
+    def highlighted(self) -> tuple[ItemKind, Any] | None:
+        """(kind, item) highlighted in the active tab's list, or None (what `ItemSelected` says, without
+        waiting for it: the screen shows a new catalogue's first item in the frame that shows the list)."""
+        item = self._highlighted_item()
+        return None if item is None else (self.active_kind, item)
+
     def _highlighted_item(self) -> Any:
         kind = self.active_kind
         option_list = self.query_one(f"#{kind}-list", OptionList)

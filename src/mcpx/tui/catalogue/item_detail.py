@@ -103,7 +103,12 @@ Inside its form the form owns the keys: letters type, they never reach the app's
     def compose(self) -> ComposeResult:
         yield Static("Select a tool, resource, template or prompt on the left.", id="detail-title")
         yield Static("", id="detail-description")
-        yield Vertical(id="detail-description-all")
+        with Vertical(id="detail-description-all"):
+            # composed once, shown when a description is cut: a mount on a selection costs the screen
+            # another layout pass, and the first item's detail a frame or two later than its list
+            button = Button("Show the whole description", id="detail-show-description", compact=True)
+            button.display = False
+            yield button
         yield Vertical(id="call-form", classes=OWNS_LETTERS)
         yield Static("", id="detail-body")
 
@@ -125,11 +130,9 @@ Inside its form the form owns the keys: letters type, they never reach the app's
         if cut is not None:
             rendered.append("\n\n" + cut, style="italic")
         description.update(rendered)
-        whole = self.query_one("#detail-description-all", Vertical)
-        if whole.children:  # an empty removal still costs a pass of the screen's layout
-            whole.remove_children()
-        if cut is not None:
-            whole.mount(Button("Show the whole description", id="detail-show-description", compact=True))
+        for view in self.query("#detail-description-text"):  # the last item's whole text, if opened
+            view.remove()
+        self.query_one("#detail-show-description", Button).display = cut is not None
         body.update(Group(*item_sections(kind, item, foreground(self, "item-detail--heading"))))
         self.scroll_home(animate=False)
 
@@ -143,10 +146,11 @@ Inside its form the form owns the keys: letters type, they never reach the app's
         text = getattr(selection[1], "description", None) if selection is not None else None
         if not isinstance(text, str):
             return
-        whole = self.query_one("#detail-description-all", Vertical)
-        whole.remove_children()
+        event.button.display = False
+        for view in self.query("#detail-description-text"):
+            view.remove()
         view = PlainTextView(text, id="detail-description-text")
-        whole.mount(view)
+        self.query_one("#detail-description-all", Vertical).mount(view)
         view.focus()
 
     def _schedule_call_panel(self, selection: Selection | None) -> None:

@@ -266,6 +266,11 @@ class InspectScreen(Screen[None]):
     def _catalog_changed(self, message: Connection.CatalogChanged) -> None:
         self.catalog = message.catalog
         catalog = message.catalog
+        # the detail is filled now, for the frame that shows the list: the browser's ItemSelected comes
+        # two message hops later, behind the heap's settle and a layout (~0.2 s after the list)
+        highlighted = self.query_one(ItemBrowser).highlighted()
+        if highlighted is not None:
+            self._show_item(*highlighted)
         if not self._heap_settled and any(catalog.items(kind) is not None for kind in KINDS):
             self._heap_settled = True  # the app's heap out of full collections, once painted (heap.py)
             self.call_after_refresh(heap.settle)
