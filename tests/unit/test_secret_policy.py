@@ -210,3 +210,19 @@ def test_facts_remembered_as_shown_are_masked_again_once_a_secret_is_learned() -
     assert facts["headers"]["x-tenant"] == "tenant-secret-77"  # the log's own facts are never changed
     policy.name_headers(["accept"])  # a header named secret: masked by name from now on
     assert policy.facts(facts)["headers"]["accept"] == mask("a/b")
+
+
+def test_a_facts_headers_are_masked_from_memory_and_anew_once_a_secret_is_learned() -> None:
+    policy = SecretPolicy()
+    headers = {"x-echo": "tok-abcdef123456", "content-type": "application/json"}
+    facts = {"event": "http-response", "headers": headers, "status": 200, "elapsed_ms": 1.5}
+    assert policy.facts(facts) is facts  # nothing known to mask
+    policy.add("tok-abcdef123456")
+    second = policy.facts(facts)
+    assert second["headers"]["x-echo"] != "tok-abcdef123456" and second["headers"]["content-type"] == (
+        "application/json"
+    )
+    assert headers["x-echo"] == "tok-abcdef123456"  # the event's own facts are left as they are
+    third = policy.facts(facts)  # from memory: the same, in a dict of its own
+    assert third == second and third["headers"] is not second["headers"]
+    assert policy.facts({"headers": {"x": ["tok-abcdef123456"]}})["headers"]["x"] != ["tok-abcdef123456"]

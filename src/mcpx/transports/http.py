@@ -269,8 +269,10 @@ class HttpTransport(EventStreams):
         rid, doing = ex.rid, ex.doing
         stateless = mirrored is not None
         had_session = None if stateless else self.session_id
+        lean = self._lean_post
+        fast = lean is not None and lean.usable(client, self._auth)
         if mirrored is None:
-            headers = self._post_headers(passed)
+            headers = self._post_headers(passed, copy=not fast)  # (nothing changes them on the lean way)
         else:
             headers = self._headers(POST_ACCEPT, content=True, mirrored=mirrored)
             if passed:  # the host's own, over ours; the user's --header over both
@@ -280,9 +282,9 @@ class HttpTransport(EventStreams):
         # answer is only handed over, and a server that holds on to it must not hold up the caller
         timeout = self._timeout if rid is not None else HANDOVER_TIMEOUT
         content = text.encode("utf-8")
-        lean = self._lean_post
         response: Reply | None = None
-        if lean is not None and lean.usable(client, self._auth):
+        if fast:
+            assert lean is not None
             response = await lean.post(client, content, headers, timeout)
         if response is None:
             # `client.stream()` written out: its context manager is two generator frames more per POST
@@ -425,7 +427,7 @@ class HttpTransport(EventStreams):
             base["Last-Event-ID"] = last_event_id
         return merged_headers(base, self.headers)
 
-    def _post_headers(self, passed: Mapping[str, str] | None = None) -> httpx.Headers:
+    def _post_headers(self, passed: Mapping[str, str] | None = None, *, copy: bool = True) -> httpx.Headers:
         """`_headers()` of a handshake-era POST with `passed` (a proxied host's headers) over them and the
         user's over both, built again only when what goes into it changed (the session, the version,
         the user's or the host's headers): each build normalises every header anew."""
@@ -437,7 +439,7 @@ class HttpTransport(EventStreams):
             if passed:
                 headers = merged_headers(merged_headers(headers, passed), self.headers)
             cached = self._post_cache = (key, headers)
-        return httpx.Headers(cached[1])  # a copy: whoever sends it may change it
+        return httpx.Headers(cached[1]) if copy else cached[1]  # a copy: whoever sends it may change it
 
     def _note_session(self, response: Reply) -> None:
         session = response.headers.get("mcp-session-id")

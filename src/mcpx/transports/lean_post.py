@@ -38,28 +38,35 @@ class ReplyHeaders(Mapping[str, str]):
     """A response's header lines as httpx's `Headers` reads them: by case-insensitive name, a repeated
     header's values joined with `, `."""
 
-    __slots__ = ("raw",)
+    __slots__ = ("_by_name", "raw")
 
     def __init__(self, raw: list[tuple[bytes, bytes]]) -> None:
         self.raw = raw
+        self._by_name: dict[str, str] | None = None
+
+    def _names(self) -> dict[str, str]:
+        by_name = self._by_name
+        if by_name is None:
+            by_name = self._by_name = {}
+            for key, value in self.raw:
+                name, text = _text(key).lower(), _text(value)
+                by_name[name] = f"{by_name[name]}, {text}" if name in by_name else text
+        return by_name
 
     def __getitem__(self, name: str) -> str:
-        low = name.lower().encode("latin-1")
-        values = [_text(value) for key, value in self.raw if key.lower() == low]
-        if not values:
-            raise KeyError(name)
-        return ", ".join(values)
+        return self._names()[name.lower()]
+
+    def get(self, name: str, default: Any = None) -> Any:  # (Mapping's goes through a KeyError)
+        return self._names().get(name.lower(), default)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._names()
 
     def __iter__(self) -> Iterator[str]:
-        seen: list[str] = []
-        for key, _ in self.raw:
-            name = _text(key).lower()
-            if name not in seen:
-                seen.append(name)
-        return iter(seen)
+        return iter(self._names())
 
     def __len__(self) -> int:
-        return len({key.lower() for key, _ in self.raw})
+        return len(self._names())
 
 
 class LeanReply:
@@ -112,6 +119,9 @@ class LeanPost:
         #: (the client's header lines, the POST's) -> the request's head up to its Content-Length value
         #: and the names and values as the tap decodes them (None: httpx's way)
         self._heads: dict[object, tuple[bytes, list[tuple[str, str]]] | None] = {}
+        #: the last POST's headers and client (by identity: `HttpTransport` hands the same unchanged
+        #: objects on while its session, version and headers stay) and their key in `_heads`
+        self._last: tuple[object, object, object] = (None, None, None)
         #: (url as shown, header lines as shown) by the POST's header lines, under one secret policy
         self._shown: dict[object, tuple[str, dict[str, str]]] = {}
         #: header lines as shown: the request's (True: its Content-Length) and the replies' (False)
@@ -132,7 +142,11 @@ class LeanPost:
     ) -> LeanReply | httpx.Response | None:
         """POST `content` and read the reply's head; None when this POST must go httpx's way (it has not
         been sent then, or it was redirected: see the module's docstring)."""
-        key = (tuple(client.headers.raw), tuple(headers.raw))
+        if headers is self._last[0] and client is self._last[1]:  # (`HttpTransport`'s cached headers)
+            key = self._last[2]
+        else:
+            key = (tuple(client.headers.raw), tuple(headers.raw))
+            self._last = (headers, client, key)
         if key in self._heads:
             head = self._heads[key]
         else:

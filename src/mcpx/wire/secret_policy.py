@@ -245,6 +245,9 @@ def _run_start(line: str, end: int) -> int:
 LEAF_MEMO_CHARS = 256
 LEAF_MEMO_SIZE = 2048
 _UNSEEN = object()
+_SCALARS = frozenset({int, float, bool, type(None)})
+#: dicts of at most this many items have their verdict remembered whole (`SecretPolicy._nested`)
+DICT_MEMO_ITEMS = 32
 
 
 def _hinted(low: str) -> bool:
@@ -469,8 +472,10 @@ class SecretPolicy:
                     if found is None:
                         continue
                     new = found
+                elif type(v) in _SCALARS:  # (a number, a flag, null: nothing to mask, no call made)
+                    continue
                 else:
-                    new = self.value(v, name)
+                    new = self._nested(v, name, leaves)
                     if new is v:
                         continue
                 if out is None:
@@ -483,6 +488,24 @@ class SecretPolicy:
                 return items
             return value
         return value
+
+    def _nested(self, value: Any, key: str | None, leaves: dict[Any, Any]) -> Any:
+        """`value(value, key)` for a value inside a dict; a small dict of scalars (an HTTP fact's headers,
+        the same event after event) has its verdict remembered whole, as a dict's short strings do."""
+        if type(value) is not dict or len(value) > DICT_MEMO_ITEMS:
+            return self.value(value, key)
+        try:
+            memo = (key, tuple(value.items()))
+            found = leaves.get(memo, _UNSEEN)  # (hashing it raises for a list or a dict inside)
+        except TypeError:
+            return self.value(value, key)
+        if found is _UNSEEN:
+            masked = self.value(value, key)
+            found = None if masked is value else masked
+            if len(leaves) >= LEAF_MEMO_SIZE:
+                leaves.clear()
+            leaves[memo] = found
+        return value if found is None else dict(found)  # (a copy: whoever gets it may keep it)
 
 
 #: a policy with no known values, for text that belongs to no session (it still masks by the rules)
