@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Static
 
 from mcpx.proxy.sessions import SessionEntry
+from mcpx.tui.shell.animator import install as install_animator
 from mcpx.wire.controls import escape_controls
 
 COLUMNS = ("", "NAME", "HOST", "SERVER", "ERA", "STARTED", "FRAMES", "PROBLEMS")
@@ -41,6 +42,7 @@ class SessionsApp(App[SessionEntry | None]):
 
     def __init__(self, lister: Lister, folder: str, *, highlight: str | None = None) -> None:
         super().__init__()
+        install_animator(self)  # an animation asked for while it quits ends at once (animator.py)
         self._lister = lister
         self._folder = folder
         self._rows: list[SessionEntry] = []

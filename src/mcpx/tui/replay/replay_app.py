@@ -40,6 +40,7 @@ from mcpx.tui.replay.replay_state import catalog_at, server_info_at, session_at
 from mcpx.tui.replay.scrubber import Scrubber
 from mcpx.tui.session_state import Lists, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
+from mcpx.tui.shell.animator import install as install_animator
 from mcpx.tui.shell.heap import map_big_blocks, return_freed_memory, settle, trim_heap
 from mcpx.tui.shell.inspect_keys import LETTER_ACTIONS
 from mcpx.tui.shell.inspect_screen import INSPECT_CSS, InspectScreen
@@ -124,6 +125,7 @@ class ReplayApp(App[int]):
         """`live`: a line under the header (`mcpx inspect --attach`: LIVE / ENDED); `hidden_tabs`: the side
         tabs a recording has no use for (the attach view keeps Check, which judges what was seen)."""
         super().__init__()
+        install_animator(self)  # an animation asked for while it quits ends at once (animator.py)
         recording = loader.recording
         log = recording.log
         self.settings = settings

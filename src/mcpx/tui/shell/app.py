@@ -25,6 +25,7 @@ from mcpx.tui.context import READ_ONLY_REASON, Clock, InspectContext
 from mcpx.tui.forms.form_keys import letters_owned
 from mcpx.tui.session_state import Lists, ServerInfo, SessionState
 from mcpx.tui.settings import InspectSettings
+from mcpx.tui.shell.animator import install as install_animator
 from mcpx.tui.shell.connection import Connection, Connector, spec_connector
 from mcpx.tui.shell.inspect_keys import LETTER_ACTIONS
 from mcpx.tui.shell.inspect_screen import INSPECT_CSS, InspectScreen, report_failure
@@ -71,6 +72,7 @@ class InspectApp(App[int]):
         roots: list[dict[str, Any]] | None = None,
     ) -> None:
         super().__init__()
+        install_animator(self)  # an animation asked for while it quits ends at once (animator.py)
         self.driver_class = safe_driver(self.driver_class)  # no C1 or bidi control reaches the terminal
         self.settings = settings
         self.traffic = traffic
