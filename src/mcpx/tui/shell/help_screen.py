@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, ClassVar
+from weakref import WeakSet
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import Markdown
@@ -42,6 +43,14 @@ JSON-RPC), **r** reconnects, **q** quits and stops the server.
 WHAT_WIDTH = 56
 #: the name the reused help screen is installed under (`open_help`)
 INSTALLED = "mcpx-help"
+
+#: seconds from `prepare_help` (the inspector's first paint) to the help screen's building: the traffic
+#: panel, a catalogue answered at once and its call panel come first
+PREPARE_AFTER = 1.5
+#: seconds between its steps (the screen mounts, its widgets ask for their second layout)
+PREPARE_STEP = 0.2
+#: the apps whose help screen is built or being built ahead of F1
+_PREPARING: WeakSet[App[Any]] = WeakSet()
 
 #: one row of the keys: (keys, what they do, binding id), or a group's title
 KeyRow = tuple[str, str, str] | str
@@ -101,6 +110,50 @@ def open_help(app: App[Any], widget: Widget | None, general: str = GENERAL) -> N
         screen = HelpScreen(widget, general=general, page=page)
         app.install_screen(screen, INSTALLED)
     app.push_screen(screen)
+
+
+def prepare_help(screen: Screen[Any], general: str = GENERAL) -> None:
+    """Build the help screen off screen while the app is idle, `PREPARE_AFTER` seconds from now (once an
+    app: later calls do nothing), so that the first F1 costs what a later one does.
+
+    A screen shown for the first time is composed, laid out twice (its widgets learn their sizes in the
+    first pass and ask for a second) and drawn whole: the first F1 of a session took 130-220 ms of CPU,
+    every later one ~40 ms. Here those steps run one at a time, each a timer of `screen` (so they stop
+    with it, and never run while the app quits) and each a few milliseconds to ~30 of CPU: the screen is
+    installed and started as Textual starts one pushed the first time (composed and mounted by its own
+    task), then laid out at the app's size and drawn into its widgets' caches, never to the terminal."""
+    app = screen.app
+    if app in _PREPARING or app.is_screen_installed(INSTALLED):
+        return
+    _PREPARING.add(app)
+    screen.set_timer(PREPARE_AFTER, partial(_start_help, screen, general), name="help-prepare")
+
+
+def _start_help(screen: Screen[Any], general: str) -> None:
+    app = screen.app
+    if not (app.is_running and screen.is_current) or app.is_screen_installed(INSTALLED):
+        return  # quitting, or a modal is up (F1 may be open already): the first F1 builds it
+    page = help_page(screen, screen.focused, general)
+    help_screen = HelpScreen(screen.focused, general=general, page=page)
+    app.install_screen(help_screen, INSTALLED)
+    # started as `App.push_screen` starts a screen it shows the first time (`App._get_screen`), unshown
+    app._register(app, help_screen)
+    screen.set_timer(PREPARE_STEP, partial(_lay_out_help, screen, help_screen, 2), name="help-prepare")
+
+
+def _lay_out_help(screen: Screen[Any], help_screen: HelpScreen, passes: int) -> None:
+    app = screen.app
+    if not app.is_running or help_screen.is_current or not help_screen.is_attached:
+        return  # quitting, or F1 came first: Textual lays it out as it shows it
+    if help_screen.is_mounted and all(child.is_mounted for child in help_screen.walk_children(Widget)):
+        # what a first show does (`Screen._refresh_layout`, `Screen._compositor_refresh`), without the
+        # terminal: the widgets' sizes and their drawn lines are cached for the first F1
+        help_screen._refresh_layout(app.size)
+        help_screen._compositor.render_full_update()
+        passes -= 1
+    if passes > 0:
+        step = partial(_lay_out_help, screen, help_screen, passes)
+        screen.set_timer(PREPARE_STEP, step, name="help-prepare")
 
 
 def help_page(screen: Screen[Any], widget: Widget | None, general: str) -> HelpPage:

@@ -45,7 +45,7 @@ from mcpx.tui.shell.commands import InspectCommands
 from mcpx.tui.shell.connection import Connection
 from mcpx.tui.shell.death_banner import DeathBanner
 from mcpx.tui.shell.header_bar import HeaderBar
-from mcpx.tui.shell.help_screen import GENERAL
+from mcpx.tui.shell.help_screen import GENERAL, prepare_help
 from mcpx.tui.shell.inspect_keys import INSPECT_BINDINGS, LETTER_ACTIONS, PANEL_ACTIONS
 from mcpx.tui.shell.key_footer import KeyFooter
 from mcpx.tui.shell.side_pane import compose_side_pane
@@ -215,6 +215,7 @@ class InspectScreen(Screen[None]):
             side.hide_tab(tab)
         self._tick()
         self.query_one(ItemBrowser).focus_list()
+        prepare_help(self, self.general_help)  # built off screen once the app is idle: the first F1 is quick
 
     def on_unmount(self) -> None:
         self._stop_listening()
