@@ -25,7 +25,7 @@ SESSION = b"sess-0123456789"
 class Server:
     """A Streamable HTTP endpoint by bytes: `/mcp` answers JSON (`initialize` with a session id,
     `tools/call` as an event stream with a notification first, a 202 to notifications); `/old` redirects
-    to `/mcp` (307); `/cookie` sets a cookie; `/broken` answers 500 with HTML."""
+    to `/mcp` (307); `/cookie` sets a cookie; `/broken` answers 500 with HTML; `/big` answers 300 KB of JSON."""
 
     def __init__(self) -> None:
         self.requests: list[bytes] = []
@@ -56,6 +56,12 @@ class Server:
         if "id" not in message:
             return b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"
         rid = message["id"]
+        if path == b"/big":  # a body far larger than a read: it comes in many
+            data = json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"text": "x" * 300_000}}).encode()
+            return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (
+                len(data),
+                data,
+            )
         extra = b""
         if path == b"/cookie":
             extra = b"Set-Cookie: sid=s-42; Path=/\r\n"
@@ -174,3 +180,9 @@ async def test_a_server_that_fails_or_is_not_there(server: Server) -> None:
         await transport.send(FRAMES[2].decode(), decode(FRAMES[2]).message)
     await transport.close()
     assert [e.facts.get("event") for e in log][-2:] == ["http-request", "http-failed"]
+
+
+async def test_a_body_that_comes_in_many_reads_is_read_whole_and_the_connection_kept(server: Server) -> None:
+    transport, received = await session(server.url + "/big", lean=True, frames=FRAMES[2:3] * 2)
+    assert [len(json.loads(r)["result"]["text"]) for r in received] == [300_000, 300_000]
+    assert server.connections == 1 and transport._lean_post is not None and transport._lean_post.on

@@ -52,6 +52,9 @@ class HeaderFilter:
 
     def __init__(self, named: Iterable[str] = ()) -> None:
         self.named = frozenset(name.strip().lower() for name in named if name.strip())
+        #: a header name as spelled -> its lower case if it passes, else None (a host sends the same
+        #: few names request after request)
+        self._verdicts: dict[str, str | None] = {}
 
     def passes(self, name: str) -> bool:
         low = name.lower()
@@ -61,11 +64,19 @@ class HeaderFilter:
 
     def __call__(self, headers: Iterable[tuple[str, str]]) -> dict[str, str]:
         passed: dict[str, str] = {}
+        spelled: dict[str, str] = {}  # lower case -> the first spelling of the name, the key in `passed`
+        verdicts = self._verdicts
         for name, value in headers:
-            if self.passes(name):
-                # a repeated header is one list (RFC 9110 §5.3); the first spelling of its name is kept
-                key = next((k for k in passed if k.lower() == name.lower()), name)
-                passed[key] = f"{passed[key]}, {value}" if key in passed else value
+            low = verdicts.get(name, "")
+            if low == "":
+                if len(verdicts) > 256:
+                    verdicts.clear()
+                low = verdicts[name] = name.lower() if self.passes(name) else None
+            if low is None:
+                continue
+            # a repeated header is one list (RFC 9110 §5.3); the first spelling of its name is kept
+            key = spelled.setdefault(low, name)
+            passed[key] = f"{passed[key]}, {value}" if key in passed else value
         return passed
 
 

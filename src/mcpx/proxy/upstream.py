@@ -173,6 +173,7 @@ class HttpUpstream:
         self._gate: asyncio.Future[None] | None = None
         #: the host's headers to pass on, by the message they came with (while its POST is being made)
         self._passed: dict[int, Mapping[str, str]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def transport(self) -> Transport:
@@ -180,6 +181,7 @@ class HttpUpstream:
 
     async def start(self, on_frame: ServerFrame, unanswered: Unanswered) -> None:
         self._unanswered = unanswered
+        self._loop = asyncio.get_running_loop()
 
         def heard(event: TrafficEvent) -> None:
             self._learn(event)
@@ -219,6 +221,8 @@ class HttpUpstream:
         message = decoded.message
         before = self._gate
         opens = None
+        # (the loop's own: `asyncio.create_task` asks the kernel for the pid before Python 3.12)
+        loop = self._loop or asyncio.get_running_loop()
         if (isinstance(message, Request) and message.method == "initialize") or isinstance(
             message, Notification
         ):
@@ -227,8 +231,8 @@ class HttpUpstream:
             # first frames must not have them sent without it. What follows a notification waits for
             # its POST (a 202, quick): POSTs run side by side and could otherwise overtake it, and
             # `notifications/initialized` must reach the server before the requests sent after it
-            opens = self._gate = asyncio.get_running_loop().create_future()
-        task = asyncio.create_task(self._send(decoded.text, message, before, opens, headers))
+            opens = self._gate = loop.create_future()
+        task = loop.create_task(self._send(decoded.text, message, before, opens, headers))
         self._sends.add(task)
         task.add_done_callback(self._sends.discard)
 

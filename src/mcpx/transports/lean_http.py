@@ -194,6 +194,7 @@ class _Connection(asyncio.Protocol):
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
         #: the socket's descriptor, to ask whether anything waits unread on it (`stale`); -1: unknown
         self.fileno = -1
         self.parser = httptools.HttpResponseParser(self)
@@ -225,6 +226,7 @@ class _Connection(asyncio.Protocol):
     # -- asyncio.Protocol ----------------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]  # (uvloop's is no asyncio.Transport subclass)
+        self.loop = asyncio.get_running_loop()
         sock = transport.get_extra_info("socket")
         if sock is not None:  # one write per request: nothing to gain from Nagle, an ACK's wait to lose
             self.fileno = sock.fileno()
@@ -383,7 +385,8 @@ class _Connection(asyncio.Protocol):
             raise self.failure
         if self.eof:
             return
-        loop = asyncio.get_running_loop()
+        # (not `get_running_loop()` each time: before Python 3.12 it asks the kernel for the pid)
+        loop = self.loop or asyncio.get_running_loop()
         waiter = self.waiter = loop.create_future()
         timer = loop.call_later(timeout, _expire, waiter) if timeout is not None else None
         try:
