@@ -16,8 +16,6 @@ from typing import Any, ClassVar
 
 from rich.console import RenderableType
 from rich.json import JSON
-from rich.markdown import Markdown
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -83,6 +81,8 @@ def syntax_for(text: str, mime_type: str | None, uri: str | None) -> RenderableT
             lexer = None
     if lexer is None or lexer.name == "Text only":
         return Text(printable(text, multiline=True))
+    from rich.syntax import Syntax  # here, not at import: Pygments is not needed before a file result
+
     return Syntax(text, lexer, theme="ansi_dark", background_color="default", word_wrap=True)
 
 
@@ -133,6 +133,8 @@ class TextBody(Vertical):
         if mime and mime not in ("text/plain", "text/markdown", "application/json"):
             return syntax_for(text, mime, uri)
         if markdown or mime == "text/markdown":
+            from rich.markdown import Markdown  # here, not at import: markdown-it is ~35 ms of a start-up
+
             return Markdown(printable(text, multiline=True))
         form, value = text_format(text)
         if form == "json":

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from weakref import WeakSet
 
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import Markdown
 from rich.style import Style
 from rich.theme import Theme
 from textual.app import ComposeResult
@@ -30,6 +29,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 if TYPE_CHECKING:
+    from rich.markdown import Markdown
     from textual.app import App
     from textual.screen import Screen
 
@@ -95,6 +95,8 @@ class _HelpText:
 @lru_cache(maxsize=64)
 def _parsed(text: str) -> Markdown:
     """A help text parsed once per process (the texts are class constants)."""
+    from rich.markdown import Markdown  # at the first F1, not at start-up (markdown-it: ~35 ms)
+
     return Markdown(text)
 
 

@@ -33,7 +33,6 @@ from mcpx.errors import McpxError
 from mcpx.target import command_line
 from mcpx.tui.catalogue.item_browser import ItemBrowser
 from mcpx.tui.catalogue.item_detail import ItemDetail
-from mcpx.tui.catalogue.tool_call import ToolCallPanel
 from mcpx.tui.check.check_view import CheckView
 from mcpx.tui.context import InspectContext
 from mcpx.tui.forms.form_keys import letters_owned
@@ -58,6 +57,7 @@ if TYPE_CHECKING:
     from textual.worker import Worker as AnyWorker
 
     from mcpx.protocol.client import Client
+    from mcpx.tui.catalogue.tool_call import ToolCallPanel
 
 #: the layout every app that shows an `InspectScreen` loads (`CSS_PATH`)
 INSPECT_CSS: list[str | PurePath] = [
@@ -336,8 +336,9 @@ class InspectScreen(Screen[None]):
     def action_show_kind(self, kind: ItemKind) -> None:
         self.query_one(ItemBrowser).show_kind(kind)
 
-    @on(ToolCallPanel.CallFinished)
-    def _call_finished(self, event: ToolCallPanel.CallFinished) -> None:
+    # by its handler name, not @on(ToolCallPanel.CallFinished): the panel's module (its form, a TextArea)
+    # loads when the first panel is built, after the first paint
+    def on_tool_call_panel_call_finished(self, event: ToolCallPanel.CallFinished) -> None:
         """The call goes into the session's history."""
         for history in self.query(CallHistory):
             history.record(event.tool_name, event.arguments, event.result_or_error, event.latency, event.size)
@@ -401,6 +402,8 @@ class InspectScreen(Screen[None]):
 
     def action_call_tool(self) -> None:
         """ctrl+r from anywhere: the selected tool's call button (its panel explains a refusal)."""
+        from mcpx.tui.catalogue.tool_call import ToolCallPanel
+
         for panel in self.query(ToolCallPanel):
             if not panel.parked:  # not a panel hidden while the highlight moves (or one leaving)
                 panel.action_call()
