@@ -173,12 +173,14 @@ Inside its form the form owns the keys: letters type, they never reach the app's
         whose form has the same shape: it is shown by retexting these widgets once the highlight rests
         (`ToolCallPanel.retarget`, a fraction of a build). Any other panel is removed at once (a held ↓
         through tools of several shapes parks the last one that fitted, until one does not)."""
-        from mcpx.tui.catalogue.tool_call import ToolCallPanel
-
         form = self.query_one("#call-form", Vertical)
         panel = self._panel or self._parked
         self._panel = None
         self._parked = None
+        if panel is None and not form.children:
+            return  # the first item: the panel's module loads with the first panel, after the first paint
+        from mcpx.tui.catalogue.tool_call import ToolCallPanel
+
         tool = self._tool_raw(*selection) if selection is not None else None
         fits = isinstance(panel, ToolCallPanel) and tool is not None and panel.fits(tool)
         if isinstance(panel, ToolCallPanel) and fits and panel.parent is form:

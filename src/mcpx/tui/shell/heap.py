@@ -9,8 +9,8 @@ counting when a later listing replaces them (catalogue items hold no reference c
 
 The app's own heap is as big: the imported code (Textual, Rich, pydantic, httpx, mcpx) and the first screen's
 widgets, over 100,000 objects before any catalogue, and a full pass over them landed on a random key (~100 ms
-of a Tab on a loaded machine). `settle` is called once a screen has painted its first catalogue, whatever
-its size: the collect runs after that paint, not before it.
+of a Tab on a loaded machine). `settle` is called `SETTLE_AFTER` seconds after a screen's first catalogue,
+whatever its size: the collect runs once the catalogue and its detail are painted, not between them.
 
 After a big read (a 200 MB recording replayed), most of what the process took is free again but still its:
 C's allocator keeps freed heap pages unless asked to give them back. `return_freed_memory` asks (glibc's
@@ -31,6 +31,9 @@ import gc
 from collections.abc import Callable
 from functools import cache
 
+#: seconds from a screen's first catalogue to its settle: the list, the detail (a few refreshes) and the
+#: call panel (`PANEL_DELAY` after them) are painted by then
+SETTLE_AFTER = 0.5
 #: items in one listing from which the heap is settled (below it, a full pass is cheap)
 BIG_LISTING = 1_000
 #: glibc's mallopt parameter, and the block size from which `map_big_blocks` maps

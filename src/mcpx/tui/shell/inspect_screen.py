@@ -273,8 +273,10 @@ class InspectScreen(Screen[None]):
         if highlighted is not None:
             self._show_item(*highlighted)
         if not self._heap_settled and any(catalog.items(kind) is not None for kind in KINDS):
-            self._heap_settled = True  # the app's heap out of full collections, once painted (heap.py)
-            self.call_after_refresh(heap.settle)
+            # the app's heap out of full collections, once the catalogue, its detail and its call panel
+            # are painted (heap.py): after the first refresh, the collection (~0.1 s) came before the detail
+            self._heap_settled = True
+            self.set_timer(heap.SETTLE_AFTER, heap.settle, name="heap-settle")
 
     @on(Connection.Opened)
     def _opened(self, message: Connection.Opened) -> None:
