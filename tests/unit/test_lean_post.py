@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import json
 import time
 from collections.abc import AsyncIterator
@@ -25,7 +26,7 @@ SESSION = b"sess-0123456789"
 class Server:
     """A Streamable HTTP endpoint by bytes: `/mcp` answers JSON (`initialize` with a session id,
     `tools/call` as an event stream with a notification first, a 202 to notifications); `/old` redirects
-    to `/mcp` (307); `/cookie` sets a cookie; `/broken` answers 500 with HTML; `/big` answers 300 KB of JSON."""
+    to `/mcp` (307); `/cookie` sets a cookie; `/broken` answers 500 with HTML; `/big` answers 300 KB of JSON; `/gzip` compressed JSON."""
 
     def __init__(self) -> None:
         self.requests: list[bytes] = []
@@ -61,6 +62,12 @@ class Server:
             return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (
                 len(data),
                 data,
+            )
+        if path == b"/gzip":  # what httpx's Accept-Encoding lets a server do
+            data = gzip.compress(json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"z": 1}}).encode())
+            return (
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+                b"Content-Length: %d\r\n\r\n%s" % (len(data), data)
             )
         extra = b""
         if path == b"/cookie":
@@ -185,4 +192,10 @@ async def test_a_server_that_fails_or_is_not_there(server: Server) -> None:
 async def test_a_body_that_comes_in_many_reads_is_read_whole_and_the_connection_kept(server: Server) -> None:
     transport, received = await session(server.url + "/big", lean=True, frames=FRAMES[2:3] * 2)
     assert [len(json.loads(r)["result"]["text"]) for r in received] == [300_000, 300_000]
+    assert server.connections == 1 and transport._lean_post is not None and transport._lean_post.on
+
+
+async def test_a_compressed_reply_is_decoded_as_httpx_decodes_it(server: Server) -> None:
+    transport, received = await session(server.url + "/gzip", lean=True, frames=FRAMES[2:3] * 2)
+    assert [json.loads(r) for r in received] == [{"jsonrpc": "2.0", "id": 1, "result": {"z": 1}}] * 2
     assert server.connections == 1 and transport._lean_post is not None and transport._lean_post.on

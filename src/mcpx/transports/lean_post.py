@@ -14,7 +14,8 @@ cookie in the client's jar, no credentials in the URL, nothing httpx would add o
 redirects turns the way off for good and the POST is made again through httpx's client, which follows
 the redirect by mcpx's rules (the log shows that first redirect twice); a reply that sets a cookie is
 given to the client's jar, and the POSTs after it go httpx's way. An event stream is handed on as an
-`httpx.Response` (its body read as it arrives, as the tap's), everything else as a `LeanReply`.
+`httpx.Response` (its body read as it arrives, as the tap's), and so is a compressed body (httpx decodes
+it), everything else as a `LeanReply`.
 """
 
 from __future__ import annotations
@@ -197,6 +198,9 @@ class LeanPost:
             client.cookies.extract_cookies(self._as_httpx(reply, raw, None, headers, content))
         if streaming:
             return watched(self._as_httpx(reply, raw, reply._body, headers, content), traffic, url, started)
+        if reply.headers.get("content-encoding", "identity").strip().lower() != "identity":
+            # a compressed body (the client asks for gzip, as httpx's does): httpx's response decodes it
+            return self._as_httpx(reply, raw, reply._body, headers, content)
         return reply
 
     def _head(
