@@ -8,14 +8,8 @@ import stat
 from pathlib import Path
 
 from mcpx.wire.private_files import private_dir, write_private
-from mcpx.wire.secret_policy import (
-    MASK,
-    SecretPolicy,
-    looks_secret,
-    mask,
-    mask_url,
-    secret_param,
-)
+from mcpx.wire.secret_policy import SecretPolicy
+from mcpx.wire.secret_rules import MASK, looks_secret, mask, mask_url, secret_param
 
 
 def test_mask_keeps_the_scheme_and_a_tail_of_long_secrets_only() -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcpx.wire.secret_policy import (
+from mcpx.wire.secret_rules import (
     CREDENTIAL_HEADERS,
     MASK,
     SECRET_FIELDS,

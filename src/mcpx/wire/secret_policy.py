@@ -25,220 +25,36 @@ secret split across items is caught where a view shows it whole.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-# pathlib and urllib.parse (which loads ipaddress) cost ~9 and ~6 ms of CPU on top of asyncio's imports,
-# and `mcpx call` over a pipe needs neither: the file functions (private_files.py) work in os.path's words,
-# and the URL functions import urllib.parse when first called (a URL target's connection loads it anyway)
-
-MASK = "••••"
-#: request headers shown as they are: they carry no credential (everything else is masked)
-HARMLESS_HEADERS = frozenset(
-    {
-        "accept",
-        "accept-encoding",
-        "accept-language",
-        "cache-control",
-        "connection",
-        "content-encoding",
-        "content-length",
-        "content-type",
-        "host",
-        "last-event-id",
-        "mcp-method",
-        "mcp-name",
-        "mcp-protocol-version",
-        "mcp-session-id",
-        "origin",
-        "pragma",
-        "te",
-        "transfer-encoding",
-        "user-agent",
-    }
-)
-#: `Mcp-Param-{Name}` headers mirror tool arguments that the body shows anyway
-HARMLESS_PREFIXES = ("mcp-param-",)
-#: headers whose values are credentials in either direction
-CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
-SHORTENED_HEADERS = frozenset({"mcp-session-id"})
-#: JSON fields (and form fields) holding OAuth secrets and passwords
-SECRET_FIELDS = (
-    "access_token",
-    "refresh_token",
-    "id_token",
-    "client_secret",
-    "code_verifier",
-    "client_assertion",
-    "registration_access_token",
-    "device_code",
-    "subject_token",
-    "password",
-    "api_key",
-    "apikey",
+from mcpx.wire.secret_rules import (
+    CREDENTIAL,
+    CREDENTIAL_HEADERS,
+    ESCAPED_FIELD,
+    FORM_FIELD,
+    HARMLESS_HEADERS,
+    JSON_FIELD,
+    MASK,
+    MIN_FRAGMENT,
+    MIN_LITERAL,
+    SECRET_FIELDS,
+    SHORTENED_HEADERS,
+    URL_PATTERN,
+    harmless_header,
+    hinted,
+    looks_secret,
+    mask,
+    mask_url,
+    run_end,
+    run_start,
+    shorten,
+    spellings,
+    url_secrets,
 )
 
-
-class _Lazy:
-    """A pattern compiled when first used: a run uses few of these (a `mcpx call` over stdio none but the
-    env names'), and compiling them all at import cost every start-up ~1-2 ms."""
-
-    __slots__ = ("_compiled", "_flags", "_pattern")
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self._pattern, self._flags = pattern, flags
-        self._compiled: re.Pattern[str] | None = None
-
-    @property
-    def compiled(self) -> re.Pattern[str]:
-        if self._compiled is None:
-            self._compiled = re.compile(self._pattern, self._flags)
-        return self._compiled
-
-
-#: a query parameter whose value is a secret: api_key, key, token, access_token, secret, password, sig, code…
-_SECRET_PARAM_NAME = _Lazy(
-    r"^(?:.*[_.-])?(?:api_?key|key|token|secret|password|passwd|pwd|sig|signature|code|code_verifier"
-    r"|verifier|assertion|credentials?|auth)$",
-    re.IGNORECASE,
-)
-#: an environment variable whose name says it holds a secret (API_TOKEN, OPENAI_API_KEY, DB_PASSWORD)
-_SECRET_ENV_NAME = re.compile(r"TOKEN|SECRET|KEY|PASSWORD|PASSWD|CREDENTIAL|PASSPHRASE", re.IGNORECASE)
-_FIELDS = "|".join(SECRET_FIELDS)
-_JSON_FIELD = _Lazy(rf'("(?:{_FIELDS})"\s*:\s*")((?:[^"\\]|\\.)*)(")', re.IGNORECASE)
-# the same inside JSON text carried in a JSON string: \"access_token\": \"…\" (any depth of escaping)
-_ESCAPED_FIELD = _Lazy(rf'(\\+"(?:{_FIELDS})\\+"\s*:\s*\\+")([^"\\]*)', re.IGNORECASE)
-_FORM_FIELD = _Lazy(rf"(\b(?:{_FIELDS})=)([^&\s\"'\\]+)", re.IGNORECASE)
-_CREDENTIAL = _Lazy(r"(\b(?:Bearer|Basic)\s+)([A-Za-z0-9\-._~+/]{6,}=*)", re.IGNORECASE)
-_QUERY_PAIR = _Lazy(r"(?P<lead>[?&;#]|^)(?P<name>[^=&;#\s]+)=(?P<value>[^&;#\s\"'<>]*)")
-_URL = _Lazy(r"\bhttps?://[^\s\"'<>\\]+", re.IGNORECASE)
-_TAIL_OK = _Lazy(r"[A-Za-z0-9._~+/=-]{4}")
-#: known secret values shorter than this are not hunted in text (too many false hits)
-MIN_LITERAL = 6
-
-
-def mask(value: str) -> str:
-    """`Bearer abcdef…1a2b` → `Bearer ••••1a2b`; short secrets show nothing of themselves."""
-    if MASK in value:
-        return value  # masked already
-    scheme, sep, secret = value.partition(" ")
-    if not sep or not scheme.isalpha():
-        scheme, secret = "", value
-    # four characters of a long secret help tell tokens apart; of a short one they give too much away
-    tail = secret[-4:] if len(secret) >= 12 and _TAIL_OK.compiled.fullmatch(secret[-4:]) else ""
-    return f"{scheme} {MASK}{tail}" if scheme else f"{MASK}{tail}"
-
-
-def shorten(value: str) -> str:
-    """A session id, enough of it to tell sessions apart: `3f2a9c1e…`."""
-    return value if len(value) <= 12 else value[:8] + "…"
-
-
-def looks_secret(name: str) -> bool:
-    """An environment variable (or config key) whose name says it holds a secret."""
-    return bool(_SECRET_ENV_NAME.search(name))
-
-
-def secret_param(name: str) -> bool:
-    """A URL query parameter (or form field) whose value is a secret."""
-    from urllib.parse import unquote
-
-    return bool(_SECRET_PARAM_NAME.compiled.match(unquote(name)))
-
-
-def harmless_header(name: str) -> bool:
-    low = name.lower()
-    return low in HARMLESS_HEADERS or low.startswith(HARMLESS_PREFIXES)
-
-
-def mask_query(text: str) -> str:
-    """`a=1&api_key=XYZ` → `a=1&api_key=••••` (a query string or a form body; other bytes kept)."""
-    if "=" not in text:
-        return text
-    from urllib.parse import unquote
-
-    def masked(match: re.Match[str]) -> str:
-        name, value = match.group("name"), match.group("value")
-        if value and MASK not in value and secret_param(name):
-            value = mask(unquote(value))
-        return f"{match.group('lead')}{name}={value}"
-
-    return _QUERY_PAIR.compiled.sub(masked, text)
-
-
-def mask_url(url: str) -> str:
-    """A URL without its userinfo and with secret-looking query values masked (a bare query string or
-    form body gets its secret values masked)."""
-    if "://" not in url:
-        return mask_query(url)
-    from urllib.parse import urlsplit, urlunsplit
-
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return mask_query(url)
-    netloc = parts.netloc.rpartition("@")[2] if "@" in parts.netloc else parts.netloc
-    query = mask_query(parts.query) if parts.query else parts.query
-    fragment = mask_query(parts.fragment) if "=" in parts.fragment else parts.fragment
-    if netloc == parts.netloc and query == parts.query and fragment == parts.fragment:
-        return url
-    return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
-
-
-def url_secrets(url: str) -> list[str]:
-    """The secret values a URL carries: its userinfo's password (and user) and secret query values."""
-    from urllib.parse import unquote, urlsplit
-
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return []
-    found: list[str] = []
-    if parts.password:
-        found.append(unquote(parts.password))
-    if parts.username and parts.password:
-        found.append(unquote(parts.username) + ":" + unquote(parts.password))
-    for source in (parts.query, parts.fragment):
-        for match in _QUERY_PAIR.compiled.finditer(source):
-            if match.group("value") and secret_param(match.group("name")):
-                found.append(unquote(match.group("value")))
-    return found
-
-
-def spellings(value: str) -> set[str]:
-    """How a value may be written in traffic: as is, JSON-escaped (once, twice), URL-encoded."""
-    from urllib.parse import quote, quote_plus
-
-    once = json.dumps(value)[1:-1]
-    forms = {value, once, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(once)[1:-1]}
-    forms.update({quote(value, safe=""), quote_plus(value, safe="")})
-    return {form for form in forms if len(form) >= MIN_LITERAL}
-
-
-#: how much of a secret's start or end, cut off by a wrap, is masked on a drawn line
-MIN_FRAGMENT = 4
-
-
-def _breaks(char: str) -> bool:
-    """Where a run of drawn text ends: white space, a box-drawing or block character (a widget's border)."""
-    return char.isspace() or "\u2500" <= char <= "\u259f"
-
-
-def _run_end(line: str, start: int) -> int:
-    end = start
-    while end < len(line) and not _breaks(line[end]):
-        end += 1
-    return end
-
-
-def _run_start(line: str, end: int) -> int:
-    begin = end
-    while begin > 0 and not _breaks(line[begin - 1]):
-        begin -= 1
-    return begin
+__all__ = ["HARMLESS_HEADERS", "MASK", "RULES", "SecretPolicy", "mask", "mask_url"]
 
 
 #: `SecretPolicy.value()` remembers its verdicts on dict values up to this long, this many of them
@@ -248,22 +64,6 @@ _UNSEEN = object()
 _SCALARS = frozenset({int, float, bool, type(None)})
 #: dicts of at most this many items have their verdict remembered whole (`SecretPolicy._nested`)
 DICT_MEMO_ITEMS = 32
-
-
-def _hinted(low: str) -> bool:
-    """A cheap first look: most frames hold none of these words and skip the regexes."""
-    return (
-        "_token" in low
-        or "secret" in low
-        or "bearer" in low
-        or "basic" in low
-        or "verifier" in low
-        or "assertion" in low
-        or "password" in low
-        or "apikey" in low
-        or "api_key" in low
-        or "device_code" in low
-    )
 
 
 class SecretPolicy:
@@ -349,13 +149,13 @@ class SecretPolicy:
     # -- masking -------------------------------------------------------------------------------------
     def text(self, raw: str) -> str:
         """`raw` with every secret in it masked (the same string object when there is none)."""
-        if _hinted(raw.lower()):
-            raw = _JSON_FIELD.compiled.sub(lambda m: m.group(1) + mask(m.group(2)) + m.group(3), raw)
-            raw = _ESCAPED_FIELD.compiled.sub(lambda m: m.group(1) + (MASK if m.group(2) else ""), raw)
-            raw = _FORM_FIELD.compiled.sub(lambda m: m.group(1) + mask(m.group(2)), raw)
-            raw = _CREDENTIAL.compiled.sub(lambda m: m.group(1) + mask(m.group(2)), raw)
+        if hinted(raw.lower()):
+            raw = JSON_FIELD.compiled.sub(lambda m: m.group(1) + mask(m.group(2)) + m.group(3), raw)
+            raw = ESCAPED_FIELD.compiled.sub(lambda m: m.group(1) + (MASK if m.group(2) else ""), raw)
+            raw = FORM_FIELD.compiled.sub(lambda m: m.group(1) + mask(m.group(2)), raw)
+            raw = CREDENTIAL.compiled.sub(lambda m: m.group(1) + mask(m.group(2)), raw)
         if "://" in raw and ("@" in raw or "=" in raw):
-            raw = _URL.compiled.sub(lambda m: mask_url(m.group(0)), raw)
+            raw = URL_PATTERN.compiled.sub(lambda m: mask_url(m.group(0)), raw)
         for literal in self._ordered:
             if literal in raw:
                 raw = raw.replace(literal, mask(literal))
@@ -364,7 +164,7 @@ class SecretPolicy:
     def untouched(self, text: str) -> bool:
         """True when `text()` leaves `text` as it is, and so every piece of it too: none of the words, URLs
         or known values it masks occurs in it. A relay asks once for a read of many frames, not per frame."""
-        if _hinted(text.lower()) or ("://" in text and ("@" in text or "=" in text)):
+        if hinted(text.lower()) or ("://" in text and ("@" in text or "=" in text)):
             return False
         return not any(literal in text for literal in self._ordered)
 
@@ -380,13 +180,13 @@ class SecretPolicy:
             head, tail = literal[:MIN_FRAGMENT], literal[-MIN_FRAGMENT:]
             start = line.find(head)
             while start != -1:  # a start of the secret running to the end of its run
-                end = _run_end(line, start)
+                end = run_end(line, start)
                 if 0 < end - start < len(literal) and literal.startswith(line[start:end]):
                     spans.append((start, end))
                 start = line.find(head, start + 1)
             found = line.find(tail)
             while found != -1:  # the end of the secret, from the start of its run
-                end, begin = found + MIN_FRAGMENT, _run_start(line, found)
+                end, begin = found + MIN_FRAGMENT, run_start(line, found)
                 if 0 < end - begin < len(literal) and literal.endswith(line[begin:end]):
                     spans.append((begin, end))
                 found = line.find(tail, found + 1)
