@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mcpx.transports import lean_http
+from mcpx.transports import lean_connection
 from mcpx.transports.lean_http import LeanHttpTransport, lean_transport_for
 
 Reply = Callable[[bytes, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -257,12 +257,12 @@ def test_a_url_behind_an_http_proxy_keeps_httpxs_own_transport(monkeypatch: pyte
 async def test_a_huge_trickled_chunk_is_streamed_with_bounded_memory(
     server: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(lean_http, "HIGH_WATER", 1 << 16)
+    monkeypatch.setattr(lean_connection, "HIGH_WATER", 1 << 16)
     transport = LeanHttpTransport()
-    opened: list[lean_http._Connection] = []
+    opened: list[lean_connection.Connection] = []
     connect = transport._connect
 
-    async def recording(*args: Any) -> lean_http._Connection:
+    async def recording(*args: Any) -> lean_connection.Connection:
         opened.append(await connect(*args))
         return opened[-1]
 

@@ -7,37 +7,31 @@ for the same exchange written by hand on an asyncio protocol: layers of pools, l
 `getpid()`-checking loop look-ups per read and write, and the request's head and body in two writes (the
 server wakes twice). The proxy's added latency goal (≤ 1 ms a message) cannot be met on top of that.
 
-This is that exchange on an asyncio protocol, as an `httpx.AsyncBaseTransport`, so everything above it
-stays as it is: the transport's session, headers and SSE reading, the auth flow, the redirect rules and
-the traffic tap (which wraps it, so the recorded HTTP facts are the same). The responses come from a
-server nobody vetted, so they are parsed by llhttp (`httptools`: Node's parser, uvicorn's; ~1 µs a
-response), not by hand: a malformed or hostile framing (a negative length, a garbage or overflowing chunk
-size) is a `RemoteProtocolError`, and body bytes reach the reader as they arrive, at most `HIGH_WATER` of
-them held before the socket is paused (a server announcing a huge chunk and trickling it cannot make the
+This is that exchange on an asyncio protocol, as an `httpx.AsyncBaseTransport`, so everything above it stays
+as it is: the transport's session, headers and SSE reading, the auth flow, the redirect rules and the
+traffic tap (which wraps it, so the recorded HTTP facts are the same). The responses come from a server
+nobody vetted, so they are parsed by llhttp (`httptools`: Node's parser, uvicorn's; ~1 µs a response), not
+by hand: a malformed or hostile framing (a negative length, a garbage or overflowing chunk size) is a
+`RemoteProtocolError`, and body bytes reach the reader as they arrive, at most `lean_connection.HIGH_WATER`
+of them held before the socket is paused (a server announcing a huge chunk and trickling it cannot make the
 proxy buffer it whole). It speaks plain HTTP/1.1 only: keep-alive connections per origin (an idle one is
-looked at before it is reused: `_Connection.stale`), the head and a known-length body in one write (the
-request is formatted here: that is writing, not parsing), bodies by Content-Length, chunked or until
-close, TLS with httpx's default context. A request it does not handle (a body of unknown length, a HEAD)
-goes to httpx's own transport, and a URL reached through an HTTP(S)_PROXY never gets this transport at
-all (`lean_transport_for`).
+looked at before it is reused: `Connection.stale`), the head and a known-length body in one write (the
+request is formatted here: that is writing, not parsing), bodies by Content-Length, chunked or until close,
+TLS with httpx's default context. A request it does not handle (a body of unknown length, a HEAD) goes to
+httpx's own transport, and a URL reached through an HTTP(S)_PROXY never gets this transport at all
+(`lean_transport_for`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import select
-import socket
 import ssl
-from collections import deque
 from collections.abc import AsyncIterator
 
-import httptools
 import httpx
 
-#: body bytes read from a server and not yet taken by its reader before the socket stops being read
-HIGH_WATER = 1 << 20
-MAX_HEAD = 1 << 16
+from mcpx.transports.lean_connection import Connection
+
 Origin = tuple[str, str, int]
 
 
@@ -56,7 +50,7 @@ def lean_transport_for(url: str) -> httpx.AsyncBaseTransport | None:
 
 class LeanHttpTransport(httpx.AsyncBaseTransport):
     def __init__(self, fallback: httpx.AsyncBaseTransport | None = None) -> None:
-        self._idle: dict[Origin, list[_Connection]] = {}
+        self._idle: dict[Origin, list[Connection]] = {}
         self._fallback = fallback
         self._ssl: ssl.SSLContext | None = None
         self._closed = False
@@ -113,7 +107,7 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
             self._fallback = httpx.AsyncHTTPTransport(retries=0)
         return await self._fallback.handle_async_request(request)
 
-    def _take(self, origin: Origin) -> _Connection | None:
+    def _take(self, origin: Origin) -> Connection | None:
         idle = self._idle.get(origin)
         while idle:
             connection = idle.pop()
@@ -122,7 +116,7 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
             connection.close()
         return None
 
-    def _give_back(self, origin: Origin, connection: _Connection) -> None:
+    def _give_back(self, origin: Origin, connection: Connection) -> None:
         if self._closed or not connection.reusable():
             connection.close()
         else:
@@ -130,7 +124,7 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
 
     async def _connect(
         self, request: httpx.Request | None, origin: Origin, timeout: float | None
-    ) -> _Connection:
+    ) -> Connection:
         scheme, host, port = origin
         loop = asyncio.get_running_loop()
         context = None
@@ -144,7 +138,7 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
         # it (a clean-clone run's `mcpx call` through `mcpx proxy --listen` hung with its answer printed).
         connecting = asyncio.ensure_future(
             loop.create_connection(
-                _Connection, host, port, ssl=context, server_hostname=host if context else None
+                Connection, host, port, ssl=context, server_hostname=host if context else None
             )
         )
         try:
@@ -171,7 +165,7 @@ class LeanHttpTransport(httpx.AsyncBaseTransport):
             await self._fallback.aclose()
 
 
-def _abandon(connecting: asyncio.Future[tuple[asyncio.Transport, _Connection]]) -> None:
+def _abandon(connecting: asyncio.Future[tuple[asyncio.Transport, Connection]]) -> None:
     """A connection nobody waits for any more: stop making it, or close it if it is made."""
     if not connecting.done():
         connecting.cancel()  # (create_connection closes its socket when cancelled)
@@ -187,248 +181,6 @@ def _known_body(request: httpx.Request) -> bytes | None:
     return None
 
 
-class _Connection(asyncio.Protocol):
-    """One keep-alive connection, its responses parsed by llhttp (`httptools`) as their bytes come: the
-    head whole, the body's bytes queued for the exchange's reader as they arrive (at most `HIGH_WATER`
-    of them before the socket is paused), one waiter at a time."""
-
-    def __init__(self) -> None:
-        self.transport: asyncio.Transport | None = None
-        self.loop: asyncio.AbstractEventLoop | None = None
-        #: the socket's descriptor, to ask whether anything waits unread on it (`stale`); -1: unknown
-        self.fileno = -1
-        self.parser = httptools.HttpResponseParser(self)
-        self.eof = False
-        self.error: BaseException | None = None
-        #: what the server broke (a malformed response): the exchange's next wait raises it
-        self.failure: httpx.HTTPError | None = None
-        self.waiter: asyncio.Future[None] | None = None
-        self.paused = False
-        #: the server said `Connection: close`, sent bytes nobody asked for, or a body ran until close:
-        #: not to be used again
-        self.spent = False
-        # -- the exchange under way --
-        self.request: httpx.Request | None = None
-        self.active = False
-        self.head_bytes = 0
-        self.reason = b""
-        self.headers: list[tuple[bytes, bytes]] = []
-        self.head_done = False
-        self.interim = False
-        self.complete = False
-        self.body: deque[bytes] = deque()
-        self.buffered = 0
-        #: the body's announced length (None: chunked or until close), its bytes so far, and chunked
-        self.length: int | None = None
-        self.received = 0
-        self.chunked = False
-
-    # -- asyncio.Protocol ----------------------------------------------------------------------------
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]  # (uvloop's is no asyncio.Transport subclass)
-        self.loop = asyncio.get_running_loop()
-        sock = transport.get_extra_info("socket")
-        if sock is not None:  # one write per request: nothing to gain from Nagle, an ACK's wait to lose
-            self.fileno = sock.fileno()
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def data_received(self, data: bytes) -> None:
-        if self.failure is not None:
-            return
-        if not self.active:  # bytes nobody asked for: the connection is out of step
-            self.close()
-            return
-        try:
-            self.parser.feed_data(data)
-        except httptools.HttpParserUpgrade:
-            self._fail(httpx.RemoteProtocolError("the server switched protocols", request=self.request))
-            return
-        except httptools.HttpParserError as exc:
-            what = "body" if self.head_done else "status line or headers"
-            self._fail(
-                httpx.RemoteProtocolError(f"a malformed response ({what}): {exc}", request=self.request)
-            )
-            return
-        # counted after parsing: a read holding the whole head and a large body is no "long head"
-        if not self.head_done:
-            self.head_bytes += len(data)
-            if self.head_bytes > MAX_HEAD:
-                self._fail(httpx.RemoteProtocolError("the response's head is too long", request=self.request))
-                return
-        if self.buffered > HIGH_WATER and self.transport is not None and not self.paused:
-            self.paused = True
-            self.transport.pause_reading()
-        self._wake()
-
-    def eof_received(self) -> bool:
-        self.eof = True
-        self._ended()
-        return False
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.eof = True
-        self.error = exc
-        self._ended()
-
-    def _ended(self) -> None:
-        if self.head_done and not self.complete and self.length is None and not self.chunked:
-            self.complete = True  # a body until the connection's end, as the head said
-        self._wake()
-
-    def _fail(self, failure: httpx.HTTPError) -> None:
-        self.failure = failure
-        self.close()
-        self._wake()
-
-    def _wake(self) -> None:
-        waiter = self.waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    # -- httptools' callbacks ------------------------------------------------------------------------
-    def on_message_begin(self) -> None:
-        if not self.active:  # a response after the one asked for: the connection is out of step
-            self.spent = True
-
-    def on_status(self, reason: bytes) -> None:
-        self.reason += reason
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        self.headers.append((name, value))
-        low = name.lower()
-        if low == b"content-length":
-            self.length = int(value)  # (llhttp has checked it: digits, not repeated with another value)
-        elif low == b"transfer-encoding" and value.lower().endswith(b"chunked"):
-            self.chunked = True
-
-    def on_headers_complete(self) -> None:
-        status = self.parser.get_status_code()
-        if 100 <= status < 200 and status != 101:
-            # an interim response (100 Continue, 103 Early Hints): the real one follows
-            self.interim = True
-            self.reason, self.headers, self.length, self.chunked = b"", [], None, False
-            self.head_bytes = 0
-            return
-        self.head_done = True
-        if self.length is None and not self.chunked and status not in (204, 304):
-            self.spent = True  # a body until close
-
-    def on_body(self, data: bytes) -> None:
-        if not self.active:
-            return
-        self.body.append(data)
-        self.buffered += len(data)
-        self.received += len(data)
-
-    def on_message_complete(self) -> None:
-        if self.interim:
-            self.interim = False
-            return
-        self.complete = True
-        self.active = False
-        if not self.parser.should_keep_alive():
-            self.spent = True
-
-    # -- the exchange's side -------------------------------------------------------------------------
-    def reusable(self) -> bool:
-        return (
-            not self.spent
-            and not self.eof
-            and self.failure is None
-            and self.transport is not None
-            and not self.transport.is_closing()
-        )
-
-    def stale(self) -> bool:
-        """Something from the server waits unread on this idle connection: its end (an idle keep-alive
-        timer's close the loop has not seen yet) or bytes nobody asked for. Either way a request sent
-        on it would go nowhere; and a POST cannot be sent again once it may have been read (RFC 9112
-        §9.3.1), so, as httpcore does, the socket is asked before the connection is reused (one
-        `poll`, ~1 µs), not after it failed."""
-        if self.fileno < 0:
-            return False
-        if not hasattr(select, "poll"):  # (Windows)
-            return bool(select.select([self.fileno], [], [], 0)[0])
-        poller = select.poll()
-        poller.register(self.fileno, select.POLLIN)
-        return bool(poller.poll(0))
-
-    def write(self, data: bytes, request: httpx.Request | None) -> None:
-        assert self.transport is not None
-        if self.transport.is_closing():
-            raise httpx.WriteError("the connection was closed before the request went", request=request)
-        self.request = request
-        self.active, self.head_done, self.complete, self.interim = True, False, False, False
-        self.head_bytes, self.reason, self.headers = 0, b"", []
-        self.length, self.received, self.chunked = None, 0, False
-        self.transport.write(data)
-
-    def close(self) -> None:
-        self.spent = True
-        if self.transport is not None:
-            self.transport.close()
-
-    def take(self) -> bytes:
-        """The body's bytes that have come (the socket reads on once they are taken)."""
-        data = b"".join(self.body) if len(self.body) > 1 else self.body[0]
-        self.body.clear()
-        self.buffered = 0
-        if self.paused and self.transport is not None:
-            self.paused = False
-            self.transport.resume_reading()
-        return data
-
-    async def more(self, request: httpx.Request | None, timeout: float | None) -> None:
-        """Wait for the parser to have more (or for the end of the connection, or a failure)."""
-        if self.failure is not None:
-            raise self.failure
-        if self.eof:
-            return
-        # (not `get_running_loop()` each time: before Python 3.12 it asks the kernel for the pid)
-        loop = self.loop or asyncio.get_running_loop()
-        waiter = self.waiter = loop.create_future()
-        timer = loop.call_later(timeout, _expire, waiter) if timeout is not None else None
-        try:
-            await waiter
-        except asyncio.TimeoutError:
-            raise httpx.ReadTimeout("the server did not answer in time", request=request) from None
-        finally:
-            self.waiter = None
-            if timer is not None:
-                timer.cancel()
-        if self.failure is not None:
-            raise self.failure
-
-    async def read_head(
-        self, request: httpx.Request | None, timeout: float | None
-    ) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:
-        """The response's status, reason and headers."""
-        while not self.head_done:
-            if self.failure is not None:
-                raise self.failure
-            if self.eof:
-                raise self._lost(request, "without sending a response" if not self.head_bytes else "mid-head")
-            await self.more(request, timeout)
-        if self.chunked:
-            self.length = None  # (a Content-Length beside chunked is ignored, RFC 9112 §6.3)
-        return self.parser.get_status_code(), self.reason, self.headers
-
-    def _lost(self, request: httpx.Request | None, when: str) -> httpx.HTTPError:
-        if self.error is not None:
-            return httpx.ReadError(f"the connection broke {when}: {self.error}", request=request)
-        return httpx.RemoteProtocolError(f"Server disconnected {when}.", request=request)
-
-
-#: public names for `lean_post`, which reads responses without httpx's objects
-Connection = _Connection
-
-
-def _expire(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_exception(asyncio.TimeoutError())
-
-
 class Body(httpx.AsyncByteStream):
     """A response's body, yielded as it arrives; the connection goes back to the pool once it is read
     to its end, and is closed if the reader stops before."""
@@ -437,7 +189,7 @@ class Body(httpx.AsyncByteStream):
         self,
         owner: LeanHttpTransport,
         origin: Origin,
-        connection: _Connection,
+        connection: Connection,
         request: httpx.Request | None,
         timeout: float | None,
     ) -> None:

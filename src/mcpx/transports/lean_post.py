@@ -26,7 +26,8 @@ from typing import Any
 
 import httpx
 
-from mcpx.transports.lean_http import Body, Connection, LeanHttpTransport, origin_of
+from mcpx.transports.lean_connection import Connection
+from mcpx.transports.lean_http import Body, LeanHttpTransport, origin_of
 from mcpx.transports.tap import MEMO_LIMIT, watched
 from mcpx.wire import TrafficLog
 
