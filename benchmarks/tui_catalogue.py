@@ -9,8 +9,10 @@ Each case runs the real app headless (140×45) in a fresh interpreter against
                    composited with the catalogue's rows and the detail's item (possibly drawn into the
                    regions of the last layout: one line of the description); "laid out": → the first frame
                    of a reflow that began with the rows and the detail's text measured (what the user sees:
-                   the description at its height, the sections under it)
-    keys           each of ↓ ↑ F1 Esc Tab Shift+Tab after a rest, sent as the terminal driver sends it:
+                   the description at its height, the sections under it), and the process's CPU time from
+                   the answer to that frame (a loaded machine stretches the wall time, less the CPU time)
+    keys           each of ↓ ↑ F1 Esc Tab Shift+Tab after a rest (and after the help screen has been built
+                   off screen, where the tree does that), sent as the terminal driver sends it:
                    key → nothing queued or dirty anywhere for 0.1 s (wall, and the CPU time of the process
                    over that span), the item's call panel held back; then that panel on its own ("panel":
                    built, or an idle tool panel retargeted, until quiet as for keys) and ↓ with it on
@@ -98,7 +100,7 @@ def compositor_refresh(self):
     if "t" not in PAINTED and self.is_mounted and catalogue_shown(self.app):
         PAINTED["t"] = now
     if "t" not in LAID and "armed" in LAID:
-        LAID["t"] = now
+        LAID["t"], LAID["cpu"] = now, time.process_time()
 Screen._compositor_refresh = compositor_refresh
 _layout = Screen._refresh_layout
 def refresh_layout(self, size=None, scroll=False):
@@ -186,6 +188,12 @@ async def main(target, args, transport, rounds):
     async with app.run_test(size=(140, 45)) as pilot:
         tools = app.query_one("#tools-list", OptionList)
         detail = app.query_one(ItemDetail)
+        answered = {}  # the process's CPU time as the answer is appended (a machine's load stretches wall)
+
+        def listen(event):
+            if event.direction == "in" and event.method == "tools/list" and "cpu" not in answered:
+                answered["cpu"] = time.process_time()
+        app.traffic.subscribe(listen)
         while not (app.catalog.tools is not None and tools.option_count and detail.selection is not None):
             await pilot.pause(0.005)
         await pilot.pause()
@@ -194,7 +202,20 @@ async def main(target, args, transport, rounds):
         out["after_answer"] = painted - answer.mono
         out["frame_after_answer"] = PAINTED.get("t", painted) - answer.mono
         out["laid_out_after_answer"] = LAID.get("t", painted) - answer.mono
+        out["laid_out_cpu"] = LAID.get("cpu", cpu) - answered.get("cpu", cpu)
         out["rss"] = rss()
+        # the keys are measured once the app's idle-time job is done: the help screen built off screen
+        # (`prepare_help`, a second after the first catalogue, in steps of 10-25 ms: a key pressed during
+        # one waits for it; measured alone, in tui_keys.py's first F1)
+        try:
+            from mcpx.tui.shell.help_screen import PREPARE_STEP, help_prepared
+        except ImportError:  # a tree from before it: nothing to wait for
+            help_prepared = None
+        if help_prepared is not None:
+            deadline = time.monotonic() + 10
+            while not help_prepared(app) and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(2 * PREPARE_STEP + 0.1)
         # each key after a rest (0.3 s), with the call panel's build held back (PANEL_DELAY) so that a key's
         # figure is the key's own work; the panel's build is measured on its own, then the real delay is back
         from mcpx.tui.catalogue import item_detail
@@ -333,8 +354,10 @@ def main() -> None:
         after = statistics.median(float(r["after_answer"]) for r in runs)  # type: ignore[arg-type]
         frame = statistics.median(float(r["frame_after_answer"]) for r in runs)  # type: ignore[arg-type]
         laid = statistics.median(float(r["laid_out_after_answer"]) for r in runs)  # type: ignore[arg-type]
+        laid_cpu = statistics.median(float(r["laid_out_cpu"]) for r in runs)  # type: ignore[arg-type]
         parts = [
-            f"after answer {after * 1000:.0f} (frame {frame * 1000:.0f}, laid out {laid * 1000:.0f})",
+            f"after answer {after * 1000:.0f} (frame {frame * 1000:.0f}, "
+            f"laid out {laid * 1000:.0f}, its CPU {laid_cpu * 1000:.0f})",
             f"RSS {statistics.median(float(r['rss']) for r in runs):.0f} MB",
         ]  # type: ignore[arg-type]
         for key in [

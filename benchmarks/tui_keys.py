@@ -95,6 +95,17 @@ async def main(command, sequence):
         while not (app.catalog.tools is not None and tools.option_count and detail.selection is not None):
             await pilot.pause(0.005)
         await asyncio.sleep(1.5)  # past start-up's settle of the heap
+        # and past the help screen's building off screen (a second after the catalogue, in steps of
+        # 10-25 ms; a key pressed during one waits for it), where the tree does that
+        try:
+            from mcpx.tui.shell.help_screen import PREPARE_STEP, help_prepared
+        except ImportError:
+            help_prepared = None
+        if help_prepared is not None:
+            deadline = time.monotonic() + 10
+            while not help_prepared(app) and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(2 * PREPARE_STEP + 0.1)
         for rnd in ("first", "again"):
             for i, name in enumerate(sequence):
                 await asyncio.sleep(0.3)

@@ -177,16 +177,8 @@ async def test_help_lists_keys_with_their_ids_the_footer_follows_and_the_keymap_
         await settle(pilot, app)
         # the help screen is built and laid out off screen once the catalogue is in, before any F1 (the
         # first F1 of a session composed it, laid it out twice and drew it whole: 130-220 ms of CPU)
-        installed = help_screen_module.INSTALLED
-
-        def prepared() -> bool:
-            if not app.is_screen_installed(installed):
-                return False
-            keys = app.get_screen(installed).query("#help-keys")
-            return bool(keys) and keys.first().size.height > 0
-
-        await wait_for(pilot, prepared)
-        ready = app.get_screen(installed)
+        await wait_for(pilot, lambda: help_screen_module.help_prepared(app))
+        ready = app.get_screen(help_screen_module.INSTALLED)
         assert app.screen is not ready and ready not in app.screen_stack  # built, never shown
         await pilot.press("t")
         footer = app.query_one(KeyFooter)

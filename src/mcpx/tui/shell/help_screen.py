@@ -44,9 +44,9 @@ WHAT_WIDTH = 56
 #: the name the reused help screen is installed under (`open_help`)
 INSTALLED = "mcpx-help"
 
-#: seconds from `prepare_help` (the inspector's first paint) to the help screen's building: the traffic
-#: panel, a catalogue answered at once and its call panel come first
-PREPARE_AFTER = 1.5
+#: seconds from `prepare_help` (the inspector's first catalogue) to the help screen's building: the
+#: catalogue's detail, its call panel and the heap's first settle come first
+PREPARE_AFTER = 1.0
 #: seconds between its steps (the screen mounts, its widgets ask for their second layout)
 PREPARE_STEP = 0.2
 #: the apps whose help screen is built or being built ahead of F1
@@ -120,10 +120,10 @@ def prepare_help(screen: Screen[Any], general: str = GENERAL) -> None:
 
     A screen shown for the first time is composed, laid out twice (its widgets learn their sizes in the
     first pass and ask for a second) and drawn whole: the first F1 of a session took 130-220 ms of CPU,
-    every later one ~40 ms. Here those steps run one at a time, each a timer of `screen` (so they stop
-    with it, and never run while the app quits) and each a few milliseconds to ~30 of CPU: the screen is
-    installed and started as Textual starts one pushed the first time (composed and mounted by its own
-    task), then laid out at the app's size and drawn into its widgets' caches, never to the terminal."""
+    every later one ~40 ms. Here those steps run one at a time, `PREPARE_STEP` apart, each a timer of
+    `screen` (so they stop with it, and never run while the app quits): the screen is installed and
+    started as Textual starts one pushed the first time (composed and mounted by its own task), then laid
+    out at the app's size twice and drawn into its widgets' caches, never to the terminal."""
     app = screen.app
     if app in _PREPARING or app.is_screen_installed(INSTALLED):
         return
@@ -140,22 +140,33 @@ def _start_help(screen: Screen[Any], general: str) -> None:
     app.install_screen(help_screen, INSTALLED)
     # started as `App.push_screen` starts a screen it shows the first time (`App._get_screen`), unshown
     app._register(app, help_screen)
-    screen.set_timer(PREPARE_STEP, partial(_lay_out_help, screen, help_screen, 2), name="help-prepare")
+    screen.set_timer(PREPARE_STEP, partial(_lay_out_help, screen, help_screen, 3), name="help-prepare")
 
 
-def _lay_out_help(screen: Screen[Any], help_screen: HelpScreen, passes: int) -> None:
+def _lay_out_help(screen: Screen[Any], help_screen: HelpScreen, steps: int) -> None:
+    """One step at a time (~10-25 ms of CPU each, a key pressed meanwhile waits no longer): what a first
+    show does (`Screen._refresh_layout` twice: the widgets learn their sizes, then lay out with them; then
+    `Screen._compositor_refresh`), without the terminal: sizes and drawn lines cached for the first F1."""
     app = screen.app
     if not app.is_running or help_screen.is_current or not help_screen.is_attached:
         return  # quitting, or F1 came first: Textual lays it out as it shows it
     if help_screen.is_mounted and all(child.is_mounted for child in help_screen.walk_children(Widget)):
-        # what a first show does (`Screen._refresh_layout`, `Screen._compositor_refresh`), without the
-        # terminal: the widgets' sizes and their drawn lines are cached for the first F1
-        help_screen._refresh_layout(app.size)
-        help_screen._compositor.render_full_update()
-        passes -= 1
-    if passes > 0:
-        step = partial(_lay_out_help, screen, help_screen, passes)
+        if steps > 1:
+            help_screen._refresh_layout(app.size)
+        else:
+            help_screen._compositor.render_full_update()
+        steps -= 1
+    if steps > 0:
+        step = partial(_lay_out_help, screen, help_screen, steps)
         screen.set_timer(PREPARE_STEP, step, name="help-prepare")
+
+
+def help_prepared(app: App[Any]) -> bool:
+    """Whether the app's help screen is built and laid out (by `prepare_help`, or by a first F1)."""
+    if not app.is_screen_installed(INSTALLED):
+        return False
+    keys = app.get_screen(INSTALLED).query("#help-keys")
+    return bool(keys) and keys.first().size.height > 0
 
 
 def help_page(screen: Screen[Any], widget: Widget | None, general: str) -> HelpPage:

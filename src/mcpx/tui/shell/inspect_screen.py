@@ -215,7 +215,6 @@ class InspectScreen(Screen[None]):
             side.hide_tab(tab)
         self._tick()
         self.query_one(ItemBrowser).focus_list()
-        prepare_help(self, self.general_help)  # built off screen once the app is idle: the first F1 is quick
 
     def on_unmount(self) -> None:
         self._stop_listening()
@@ -262,6 +261,10 @@ class InspectScreen(Screen[None]):
     @on(Connection.SessionChanged)
     def _session_changed(self, message: Connection.SessionChanged) -> None:
         self.session = self.shown_session(message.session)
+
+    def watch_catalog(self, catalog: Lists) -> None:
+        if any(catalog.items(kind) is not None for kind in KINDS):  # the help built off screen, once idle
+            prepare_help(self, self.general_help)
 
     @on(Connection.CatalogChanged)
     def _catalog_changed(self, message: Connection.CatalogChanged) -> None:
