@@ -8,7 +8,9 @@ import pytest
 from mcpx.errors import UsageError
 from mcpx.target import ServerSpec
 from mcpx.transports import open_transport
-from mcpx.transports.http_common import Inbox, answers, check_url, merged_headers, reach_error
+from mcpx.transports.http_common import answers, check_url, merged_headers
+from mcpx.transports.http_errors import reach_error
+from mcpx.transports.inbox import Inbox
 from mcpx.transports.tap import TrafficTap
 from mcpx.wire import ErrorResponse, Notification, Response, TrafficLog
 from mcpx.wire.secret_policy import SecretPolicy, mask

@@ -21,7 +21,8 @@ from mcpx.check.model import ExchangeRef, Skip
 from mcpx.check.session import Session
 from mcpx.protocol.http_headers import message_headers
 from mcpx.transports.http import POST_ACCEPT, HttpTransport
-from mcpx.transports.http_common import content_type, merged_headers, record_reply
+from mcpx.transports.http_common import merged_headers, record_reply
+from mcpx.transports.http_errors import content_type
 from mcpx.wire import ErrorResponse, JsonId, TrafficEvent, decode
 from mcpx.wire.waiting import within
 

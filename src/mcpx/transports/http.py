@@ -34,19 +34,16 @@ from mcpx.transports.http_common import (
     DEFAULT_TIMEOUT,
     HANDOVER_TIMEOUT,
     JSON_TYPES,
-    Inbox,
     Reply,
     answers,
     client_for,
-    content_type,
     merged_headers,
     post_request,
-    reach_error,
     record_reply,
-    status_error,
-    unexpected_body_error,
 )
+from mcpx.transports.http_errors import content_type, reach_error, status_error, unexpected_body_error
 from mcpx.transports.http_streams import EventStreams, Exchange, StreamEnd
+from mcpx.transports.inbox import Inbox
 from mcpx.wire import ErrorResponse, JsonId, Message, TrafficEvent, TrafficLog
 from mcpx.wire.waiting import cancel_and_wait
 

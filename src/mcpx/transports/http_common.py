@@ -1,25 +1,20 @@
-"""What the two HTTP transports share: the httpx client behind a traffic tap, the inbox their readers fill
-and the peer drains, and the one-sentence errors for what a user hits (refused, DNS, timeouts, 401, HTML).
+"""What the two HTTP transports share: the httpx client behind a traffic tap (with mcpx's redirect and
+cookie rules), its timeouts, the POST they send and how a reply is logged. The inbox their readers fill is
+`inbox.py`; the errors a user reads, `http_errors.py`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import urllib.request
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 import httpx
 
 from mcpx.__about__ import __version__
 from mcpx.errors import (
-    AuthRequiredError,
     ConnectError,
-    McpxError,
-    ProtocolError,
-    ServerFailedError,
     UsageError,
 )
 from mcpx.transports.tap import TrafficTap
@@ -43,7 +38,6 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=None, write=30.0, pool=None)
 # accepted at once; a server that holds on to one must not hold up the caller.
 HANDOVER_TIMEOUT = httpx.Timeout(connect=10.0, read=30.0, write=30.0, pool=30.0)
 MAX_REDIRECTS = 5
-PREVIEW_BYTES = 2048
 JSON_TYPES = ("application/json",)
 
 
@@ -248,130 +242,6 @@ def check_url(url: str) -> str:
     return url
 
 
-@dataclass(slots=True)
-class _End:
-    error: BaseException | None
-
-
-class Inbox:
-    """Received events in arrival order, from every stream a transport reads, for the peer to drain.
-
-    With a sink set (`PushReceiving`), each event goes to the sink as it is put, in the reading task
-    itself, and only the end is queued: no reader task wakes per frame. A sink that raises ends the
-    inbox with its error, which the iterator raises."""
-
-    def __init__(self, sink: Callable[[TrafficEvent], None] | None = None) -> None:
-        self._queue: asyncio.Queue[TrafficEvent | _End] = asyncio.Queue()
-        self.ended = False
-        self.sink = sink
-
-    def put(self, event: TrafficEvent) -> None:
-        if self.ended:
-            return
-        sink = self.sink
-        if sink is None:
-            self._queue.put_nowait(event)
-            return
-        try:
-            sink(event)
-        except Exception as exc:
-            self.sink = None
-            self.end(exc)
-
-    def use_sink(self, sink: Callable[[TrafficEvent], None] | None) -> None:
-        """Hand events to `sink` from now on, those already queued first (in order)."""
-        held: list[TrafficEvent | _End] = []
-        while not self._queue.empty():
-            held.append(self._queue.get_nowait())
-        self.sink = sink
-        for item in held:
-            if isinstance(item, _End) or self.sink is None:
-                self._queue.put_nowait(item)
-                continue
-            try:
-                self.sink(item)
-            except Exception as exc:
-                self.sink = None
-                self._queue.put_nowait(_End(exc))  # (an end already queued after it is never reached)
-                self.ended = True
-
-    def end(self, error: BaseException | None = None) -> None:
-        if not self.ended:
-            self.ended = True
-            self._queue.put_nowait(_End(error))
-
-    async def events(self) -> AsyncIterator[TrafficEvent]:
-        while True:
-            item = await self._queue.get()
-            if isinstance(item, _End):
-                if item.error is not None:
-                    raise item.error
-                return
-            yield item
-
-
-def reach_error(exc: httpx.HTTPError, url: str, doing: str) -> McpxError:
-    """An httpx failure as one sentence a user can act on."""
-    while_doing = f" while {doing}" if doing else ""
-    text = str(exc)
-    if isinstance(exc, httpx.TooManyRedirects):
-        return ConnectError(
-            f"{url} redirected more than {MAX_REDIRECTS} times{while_doing}; mcpx stopped following"
-        )
-    if isinstance(exc, httpx.ConnectTimeout):
-        return ConnectError(
-            f"cannot reach {url}: no connection within {DEFAULT_TIMEOUT.connect:g} s", url=url
-        )
-    if isinstance(exc, httpx.TimeoutException):
-        return ConnectError(f"{url} stopped answering{while_doing} (timed out)", url=url)
-    if isinstance(exc, httpx.ConnectError):
-        lowered = " ".join(str(cause) for cause in _causes(exc)).lower()
-        if "refused" in lowered or any(isinstance(cause, ConnectionRefusedError) for cause in _causes(exc)):
-            why = "connection refused (is the server running on that port?)"
-        elif any(
-            s in lowered
-            for s in (
-                "name or service not known",
-                "nodename nor servname",
-                "getaddrinfo",
-                "name resolution",
-                "no address associated",
-            )
-        ):
-            why = f"the host name {httpx.URL(url).host!r} could not be resolved"
-        else:
-            why = text or type(exc).__name__
-        return ConnectError(f"cannot reach {url}: {why}", url=url)
-    if isinstance(exc, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
-        return UsageError(f"cannot use {url}: {text}")
-    if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
-        return ConnectError(
-            f"the connection to {url} broke{while_doing}: {text or type(exc).__name__}", url=url
-        )
-    return ConnectError(f"HTTP failure talking to {url}{while_doing}: {text or type(exc).__name__}", url=url)
-
-
-def _causes(exc: BaseException) -> list[BaseException]:
-    """The exception and what caused it (httpcore and anyio wrap the OS error: "All connection attempts
-    failed" hides a ConnectionRefusedError)."""
-    chain: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and len(chain) < 10:
-        chain.append(current)
-        current = current.__cause__ or current.__context__
-    return chain
-
-
-def content_type(response: Reply) -> str:
-    kind: str = response.headers.get("content-type", "")
-    return kind.partition(";")[0].strip().lower()
-
-
-def preview(body: bytes, limit: int = PREVIEW_BYTES) -> str:
-    text = body[:limit].decode("utf-8", "replace").strip()
-    return text + ("…" if len(body) > limit else "")
-
-
 def answers(message: Message | None, request_id: JsonId | None) -> bool:
     """Is `message` the answer (result, error or unreadable attempt at one) to `request_id`?"""
     if request_id is None or message is None:
@@ -403,52 +273,6 @@ def record_reply(
         reason = f"{why}: {message.reason}" if why else message.reason
         decoded = Decoded(decoded.text, Malformed(reason, request_id, message.obj), decoded.flags)
     return traffic.received_decoded(decoded, "http", facts, malformed_is_problem=not expected)
-
-
-def status_error(response: Reply, body: bytes, url: str, doing: str) -> McpxError:
-    """The error for a non-2xx answer that carries no JSON-RPC answer to the request."""
-    status = response.status_code
-    while_doing = f" while {doing}" if doing else ""
-    details: dict[str, Any] = {"status": status, "url": url}
-    if status in (401, 403):
-        challenge = response.headers.get("www-authenticate")
-        what = "requires authorization" if status == 401 else "refused access"
-        message = f"{url} {what} (HTTP {status}){while_doing}"
-        message += (
-            f"; it asks for: WWW-Authenticate: {challenge}" if challenge else "; it sent no WWW-Authenticate"
-        )
-        return AuthRequiredError(message, www_authenticate=challenge, **details)
-    error = decode(body).message
-    # a 5xx is the server failing, whatever it says; a 4xx with a JSON-RPC error is our request refused
-    failed = ServerFailedError if status >= 500 else ProtocolError
-    if isinstance(error, ErrorResponse):
-        return failed(
-            f"{url} answered HTTP {status}{while_doing}: {error.message} (JSON-RPC error {error.code})",
-            rpc_code=error.code,
-            data=error.data,
-            **details,
-        )
-    kind = content_type(response) or "no content type"
-    shown = preview(body)
-    body_part = f" ({kind}): {shown}" if shown else f" ({kind}, empty body)"
-    return ServerFailedError(
-        f"{url} answered HTTP {status} {_reason(response)}{while_doing}{body_part}", **details
-    )
-
-
-def unexpected_body_error(response: Reply, body: bytes, url: str, doing: str) -> ProtocolError:
-    kind = content_type(response) or "no content type"
-    return ServerFailedError(
-        f"{url} answered {doing} with HTTP {response.status_code} {kind}, which is neither JSON nor an event "
-        f"stream; it begins: {preview(body, 200)!r}",
-        status=response.status_code,
-        content_type=kind,
-        url=url,
-    )
-
-
-def _reason(response: Reply) -> str:
-    return response.reason_phrase or ""
 
 
 def merged_headers(base: Mapping[str, str], user: Mapping[str, str]) -> httpx.Headers:

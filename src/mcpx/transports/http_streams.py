@@ -19,14 +19,9 @@ from httpx_sse import EventSource
 
 from mcpx.errors import ConnectError
 from mcpx.transports.backoff import Attempts, Drop, SessionBudget, describe
-from mcpx.transports.http_common import (
-    Inbox,
-    answers,
-    content_type,
-    reach_error,
-    record_reply,
-    unexpected_body_error,
-)
+from mcpx.transports.http_common import answers, record_reply
+from mcpx.transports.http_errors import content_type, reach_error, unexpected_body_error
+from mcpx.transports.inbox import Inbox
 from mcpx.transports.tap import is_event_stream
 from mcpx.wire import JsonId, Message, Notification, Request, TrafficLog
 

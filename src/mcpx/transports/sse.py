@@ -21,15 +21,12 @@ from mcpx.transports.base import PassedFor
 from mcpx.transports.http_common import (
     DEFAULT_TIMEOUT,
     HANDOVER_TIMEOUT,
-    Inbox,
     client_for,
-    content_type,
     merged_headers,
-    preview,
-    reach_error,
     record_reply,
-    status_error,
 )
+from mcpx.transports.http_errors import content_type, preview, reach_error, status_error
+from mcpx.transports.inbox import Inbox
 from mcpx.transports.tap import is_event_stream
 from mcpx.wire import Message, Request, TrafficEvent, TrafficLog
 from mcpx.wire.waiting import cancel_and_wait, within
