@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from mcpx.errors import ConnectError, McpxError, ProtocolError, RpcError, SessionExpiredError
+from mcpx.errors import ConnectError, McpxError, ProtocolError
 from mcpx.transports.backoff import SessionBudget
 from mcpx.transports.base import HeadersFor, Mirrored, PassedFor, StreamLostError
 from mcpx.transports.http_common import (
@@ -41,10 +41,11 @@ from mcpx.transports.http_common import (
     post_request,
     record_reply,
 )
-from mcpx.transports.http_errors import content_type, reach_error, status_error, unexpected_body_error
+from mcpx.transports.http_errors import content_type, reach_error, unexpected_body_error
+from mcpx.transports.http_refusals import NoStreamableHttpError, Refused, refuse_post
 from mcpx.transports.http_streams import EventStreams, Exchange, StreamEnd
 from mcpx.transports.inbox import Inbox
-from mcpx.wire import ErrorResponse, JsonId, Message, TrafficEvent, TrafficLog
+from mcpx.wire import JsonId, Message, TrafficEvent, TrafficLog
 from mcpx.wire.waiting import cancel_and_wait
 
 if TYPE_CHECKING:
@@ -53,16 +54,6 @@ if TYPE_CHECKING:
 POST_ACCEPT = "application/json, text/event-stream"
 #: how long the first request after the handshake waits for the server to answer the GET stream
 LISTEN_SETTLE_SECONDS = 1.0
-
-
-class NoStreamableHttpError(ConnectError):
-    """The first POST was refused in a way that says no Streamable HTTP endpoint is there (400/404/405)."""
-
-    code = "no_streamable_http"
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message, status=status)
-        self.status = status
 
 
 class HttpTransport(EventStreams):
@@ -294,7 +285,13 @@ class HttpTransport(EventStreams):
             self._contacted = self._contacted or not stateless or 200 <= status < 300
             if not 200 <= status < 300:
                 body = await response.aread()
-                self._fail(response, body, ex, had_session, first_contact)
+                refuse_post(
+                    self.traffic,
+                    self.url,
+                    Refused(response, body, ex, had_session, first_contact),
+                    answer=self._inbox.put,
+                    forget_session=self._forget_session,
+                )
                 return None  # the JSON-RPC error answer is queued for the peer
             if not stateless:
                 self._note_session(response)  # a handshake-free server's session id means nothing
@@ -344,57 +341,6 @@ class HttpTransport(EventStreams):
             return None
         finally:
             await response.aclose()
-
-    def _fail(
-        self,
-        response: Reply,
-        body: bytes,
-        ex: Exchange,
-        had_session: str | None,
-        first_contact: bool,
-    ) -> None:
-        """Turn a non-2xx reply to a POST into the error of that request.
-
-        Returns only when the body is the JSON-RPC error answer to the request itself, queued for the peer.
-        """
-        status, rid, doing = response.status_code, ex.rid, ex.doing
-        # 404/405 to the very first POST is how a URL says "no Streamable HTTP endpoint here": the answer
-        # the transport's auto-detection and the era's probe look for, not a fault in the server's frames
-        refusal = first_contact and had_session is None and status in (404, 405)
-        reply = record_reply(self.traffic, body, rid, {"status": status}, f"HTTP {status}", expected=refusal)
-        message = reply.message
-        if status in (401, 403):
-            raise status_error(response, body, self.url, doing)
-        rpc_error = message if isinstance(message, ErrorResponse) else None
-        method_unknown = rpc_error is not None and rpc_error.code == -32601
-        if (
-            had_session is not None
-            and not method_unknown
-            and (status == 404 or _mentions_session(status, rpc_error))
-        ):
-            self._forget_session(had_session, status, doing)
-            note = (
-                "" if status == 404 else " (a 400 naming the session: not what the spec says, taken as 404)"
-            )
-            raise SessionExpiredError(
-                f"{self.url} no longer knows session {had_session} (HTTP {status} to {doing}){note}",
-                session_id=had_session,
-                status=status,
-            )
-        if rpc_error is not None and rid is not None:
-            if answers(rpc_error, rid):
-                self._inbox.put(reply)  # the error answer to this very request: the peer raises it
-                return
-            if rpc_error.id is None:
-                # servers often send errors about an HTTP request with id null; this POST carried `rid`
-                raise RpcError(ex.method, rpc_error.code, rpc_error.message, rpc_error.data)
-        if first_contact and had_session is None and rpc_error is None and status in (400, 404, 405):
-            raise NoStreamableHttpError(
-                f"{self.url} has no Streamable HTTP endpoint: it answered the first POST with HTTP {status} "
-                f"{response.reason_phrase} (for a legacy HTTP+SSE server use --transport sse or auto)",
-                status,
-            )
-        raise status_error(response, body, self.url, doing)
 
     # -- helpers -------------------------------------------------------------------------------------
     def _require_client(self) -> httpx.AsyncClient:
@@ -478,12 +424,6 @@ class HttpTransport(EventStreams):
                 f"the server does not let clients end sessions (HTTP 405); {session} stays", "http"
             )
         self.session_id = None
-
-
-def _mentions_session(status: int, error: ErrorResponse | None) -> bool:
-    # Servers on the TS SDK (server-everything among them) answer a stale session with 400 "No valid session
-    # ID" instead of 404; taking that as 404 is a workaround, labelled as such where it is reported.
-    return status == 400 and error is not None and "session" in error.message.lower()
 
 
 __all__ = ["HttpTransport", "NoStreamableHttpError", "StreamLostError"]
