@@ -11,6 +11,7 @@ Each case runs the real app headless (140×45) in a fresh interpreter against
                    of a reflow that began with the rows and the detail's text measured (what the user sees:
                    the description at its height, the sections under it), and the process's CPU time from
                    the answer to that frame (a loaded machine stretches the wall time, less the CPU time)
+                   with the CPU time of the full collections (the collector's generation 2) in it, per run
     keys           each of ↓ ↑ F1 Esc Tab Shift+Tab after a rest (and after the help screen has been built
                    off screen, where the tree does that), sent as the terminal driver sends it:
                    key → nothing queued or dirty anywhere for 0.1 s (wall, and the CPU time of the process
@@ -88,6 +89,16 @@ NODES = {}
 # layout pending on them, so the text stands where it belongs, at its full height)
 PAINTED = {}
 LAID = {}
+# full (generation 2) collections: (start, CPU seconds), to tell how much of the answer → frame they took
+import gc
+FULL_GCS = []
+def gc_watch(phase, info, _started=[0.0]):
+    if info["generation"] == 2:
+        if phase == "start":
+            _started[0] = time.process_time()
+        else:
+            FULL_GCS.append((time.monotonic(), time.process_time() - _started[0]))
+gc.callbacks.append(gc_watch)
 def catalogue_shown(app):
     lists = app.query("#tools-list")
     details = app.query(ItemDetail)
@@ -203,6 +214,7 @@ async def main(target, args, transport, rounds):
         out["frame_after_answer"] = PAINTED.get("t", painted) - answer.mono
         out["laid_out_after_answer"] = LAID.get("t", painted) - answer.mono
         out["laid_out_cpu"] = LAID.get("cpu", cpu) - answered.get("cpu", cpu)
+        out["laid_out_gc"] = sum(c for t, c in FULL_GCS if answer.mono <= t <= LAID.get("t", painted))
         out["rss"] = rss()
         # the keys are measured once the app's idle-time job is done: the help screen built off screen
         # (`prepare_help`, a second after the first catalogue, in steps of 10-25 ms: a key pressed during
@@ -355,9 +367,10 @@ def main() -> None:
         frame = statistics.median(float(r["frame_after_answer"]) for r in runs)  # type: ignore[arg-type]
         laid = statistics.median(float(r["laid_out_after_answer"]) for r in runs)  # type: ignore[arg-type]
         laid_cpu = statistics.median(float(r["laid_out_cpu"]) for r in runs)  # type: ignore[arg-type]
+        gcs = "/".join(f"{float(r.get('laid_out_gc', 0)) * 1000:.0f}" for r in runs)  # type: ignore[arg-type]
         parts = [
             f"after answer {after * 1000:.0f} (frame {frame * 1000:.0f}, "
-            f"laid out {laid * 1000:.0f}, its CPU {laid_cpu * 1000:.0f})",
+            f"laid out {laid * 1000:.0f}, its CPU {laid_cpu * 1000:.0f} of which full collections {gcs})",
             f"RSS {statistics.median(float(r['rss']) for r in runs):.0f} MB",
         ]  # type: ignore[arg-type]
         for key in [
