@@ -271,7 +271,7 @@ class InspectScreen(Screen[None]):
         self.catalog = message.catalog
         catalog = message.catalog
         # the detail is filled now, for the frame that shows the list: the browser's ItemSelected comes
-        # two message hops later, behind the heap's settle and a layout (~0.2 s after the list)
+        # two message hops later, behind a layout and whatever else is queued (0.1-0.3 s after the list)
         highlighted = self.query_one(ItemBrowser).highlighted()
         if highlighted is not None:
             self._show_item(*highlighted)
