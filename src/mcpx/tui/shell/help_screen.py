@@ -31,6 +31,7 @@ from textual.widgets import Static
 if TYPE_CHECKING:
     from rich.markdown import Markdown
     from textual.app import App
+    from textual.geometry import Size
     from textual.screen import Screen
 
 GENERAL = """\
@@ -138,8 +139,11 @@ def _start_help(screen: Screen[Any], general: str) -> None:
     page = help_page(screen, screen.focused, general)
     help_screen = HelpScreen(screen.focused, general=general, page=page)
     app.install_screen(help_screen, INSTALLED)
-    # started as `App.push_screen` starts a screen it shows the first time (`App._get_screen`), unshown
-    app._register(app, help_screen)
+    try:
+        _start_unshown(app, help_screen)
+    except Exception:  # a Textual whose internals moved (the runtime pin is <9): F1 builds it as before
+        app.uninstall_screen(INSTALLED)
+        return
     screen.set_timer(PREPARE_STEP, partial(_lay_out_help, screen, help_screen, 3), name="help-prepare")
 
 
@@ -151,14 +155,28 @@ def _lay_out_help(screen: Screen[Any], help_screen: HelpScreen, steps: int) -> N
     if not app.is_running or help_screen.is_current or not help_screen.is_attached:
         return  # quitting, or F1 came first: Textual lays it out as it shows it
     if help_screen.is_mounted and all(child.is_mounted for child in help_screen.walk_children(Widget)):
-        if steps > 1:
-            help_screen._refresh_layout(app.size)
-        else:
-            help_screen._compositor.render_full_update()
+        try:
+            _lay_out_unshown(help_screen, app.size) if steps > 1 else _draw_unshown(help_screen)
+        except Exception:  # Textual's internals moved (the runtime pin is <9): F1 lays it out as it shows it
+            return
         steps -= 1
     if steps > 0:
         step = partial(_lay_out_help, screen, help_screen, steps)
         screen.set_timer(PREPARE_STEP, step, name="help-prepare")
+
+
+# Textual's private steps of a first show, one per function: the head start's only ties to its internals
+def _start_unshown(app: App[Any], screen: Screen[Any]) -> None:
+    """Start `screen` as `App.push_screen` starts one it shows the first time (`App._get_screen`)."""
+    app._register(app, screen)
+
+
+def _lay_out_unshown(screen: Screen[Any], size: Size) -> None:
+    screen._refresh_layout(size)
+
+
+def _draw_unshown(screen: Screen[Any]) -> None:
+    screen._compositor.render_full_update()
 
 
 def help_prepared(app: App[Any]) -> bool:
