@@ -30,6 +30,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from widget_state import widget_state
 
 from mcpx.transports.spec import resolve_target
+from mcpx.tui.catalogue import item_browser
 from mcpx.tui.catalogue.item_browser import MAX_SHOWN, ItemBrowser
 from mcpx.tui.catalogue.item_detail import ItemDetail
 from mcpx.tui.catalogue.tool_call import ToolCallPanel
@@ -168,6 +169,21 @@ async def test_twenty_thousand_tools_list_and_filter(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(ToolCallPanel, "compose", spy)
     monkeypatch.setattr(ToolCallPanel, "retarget", retarget_spy)
+    # the filter's search text is made ahead in steps once the listing is in (soon, here), not all at
+    # once by the first letter typed: count how many items each step makes
+    monkeypatch.setattr(item_browser, "INDEX_AFTER", 0.05)
+    monkeypatch.setattr(item_browser, "INDEX_PACE", 0.01)
+    steps: list[int] = []
+    make = item_browser.ItemBrowser._haystack
+
+    def counting(browser: Any, kind: Any, items: Any, more: int | None = None) -> Any:
+        before = len(browser._haystacks[kind][1]) if kind in browser._haystacks else 0
+        made = make(browser, kind, items, more)
+        if len(made) > before:
+            steps.append(len(made) - before)
+        return made
+
+    monkeypatch.setattr(item_browser.ItemBrowser, "_haystack", counting)
     app = app_for("many-tools", "--count", "20000")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.catalog.tools is not None, CONNECT)
@@ -195,8 +211,11 @@ async def test_twenty_thousand_tools_list_and_filter(monkeypatch: pytest.MonkeyP
             pilot, lambda: [p.tool_name for p in detail.query("#call-form ToolCallPanel")] == ["tool_00010"]
         )  # type: ignore[attr-defined]
         assert built[-1] == "tool_00010" and len(built) <= 5, built
+        await wait_for(pilot, lambda: sum(steps) == 20_000, 10.0)
+        assert steps == [item_browser.INDEX_STEP] * (20_000 // item_browser.INDEX_STEP)  # all ahead, in steps
         await pilot.press("slash", *"tool_1999")
         await wait_for(pilot, lambda: tools.option_count == 10, 10.0)  # tool_19990 … tool_19999
+        assert sum(steps) == 20_000  # the filter found it made: nothing made twice
         await pilot.press("ctrl+q")  # the focus is in the filter, where q is a letter
         await wait_for(pilot, lambda: not app.is_running, 10.0)
 

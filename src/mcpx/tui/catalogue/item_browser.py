@@ -15,6 +15,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Input, OptionList, TabbedContent, TabPane
 from textual.widgets.option_list import Option
 
@@ -47,6 +48,12 @@ def item_name(kind: ItemKind, item: Any) -> str:
 MAX_SHOWN = 500
 #: the part of a description the filter searches (a 10 MB one would cost a copy per keystroke)
 HAYSTACK_CHARS = 20_000
+#: a long listing's search text is made ahead, this many items a step, `INDEX_PACE` s apart, from
+#: `INDEX_AFTER` s after it arrives: made all at once by the first letter typed in the filter, 20,000
+#: tools took ~300 ms of CPU; a step is ~10-25 ms, which a key pressed meanwhile waits at most
+INDEX_STEP = 2_000
+INDEX_AFTER = 1.5
+INDEX_PACE = 0.1
 
 
 def item_haystack(kind: ItemKind, item: Any) -> str:
@@ -124,8 +131,10 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
         self._drawn_for: dict[ItemKind, str] = {}
         #: keys typed after Enter opened an item, before its form took focus (None: not opening one)
         self._typed_ahead: list[events.Key] | None = None
-        #: each listing's items with their lower-cased search text, made once per listing
+        #: each listing's items with their lower-cased search text, made once per listing (ahead, in
+        #: steps, for a long one: `_index_ahead`; what is not made yet, by the first filter that needs it)
         self._haystacks: dict[ItemKind, tuple[object, list[tuple[Any, str]]]] = {}
+        self._indexing: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield FilterInput(
@@ -141,6 +150,32 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
 
     def watch_catalog(self) -> None:
         self._refresh_all()
+        long_listing = any(len(self.catalog.items(kind) or ()) > INDEX_STEP for kind in KINDS)
+        if long_listing and self._indexing is None:
+            self._indexing = self.set_timer(INDEX_AFTER, self._index_ahead, name="filter-index")
+
+    def _index_ahead(self) -> None:
+        """Make `INDEX_STEP` more items' search text of the first listing not indexed yet; again later
+        while one is left (a timer of this widget: it stops with it, and with the app)."""
+        self._indexing = None
+        for kind in KINDS:
+            items = self.catalog.items(kind)
+            if items is not None and len(self._haystack(kind, items, INDEX_STEP)) < len(items):
+                self._indexing = self.set_timer(INDEX_PACE, self._index_ahead, name="filter-index")
+                return
+
+    def _haystack(
+        self, kind: ItemKind, items: tuple[Any, ...], more: int | None = None
+    ) -> list[tuple[Any, str]]:
+        """The listing's items with their search text: all of it, or `more` items further than made."""
+        cached = self._haystacks.get(kind)
+        if cached is None or cached[0] is not items:
+            cached = self._haystacks[kind] = (items, [])
+        made = cached[1]
+        if len(made) < len(items):
+            stop = len(items) if more is None else len(made) + more
+            made.extend((item, item_haystack(kind, item)) for item in items[len(made) : stop])
+        return made
 
     def watch_filter_text(self) -> None:
         self._refresh_all()
@@ -267,13 +302,7 @@ Badges come from tool annotations: read-only, destructive, idempotent, open-worl
             return
         needle = self.filter_text
         if needle:
-            cached = self._haystacks.get(kind)
-            if cached is None or cached[0] is not items:
-                cached = self._haystacks[kind] = (
-                    items,
-                    [(item, item_haystack(kind, item)) for item in items],
-                )
-            matched = [item for item, hay in cached[1] if needle in hay]
+            matched = [item for item, hay in self._haystack(kind, items) if needle in hay]
         else:
             matched = list(items)
         tab.label = (
