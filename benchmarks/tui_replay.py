@@ -124,13 +124,17 @@ from textual.screen import Screen
 from textual.widgets import OptionList
 _refresh = Screen._compositor_refresh
 FIRST = {}
+# loaded when first needed, not before the first screen (start-up's lazy imports): which of them were
+DEFERRED = ("mcpx.tui.catalogue.tool_call", "textual.widgets._text_area", "rich.markdown", "markdown_it",
+            "rich.syntax", "pygments")
 def compositor_refresh(self):
     _refresh(self)
     if "t" not in FIRST and self.is_mounted:
         lists = self.app.query("#tools-list")
         if lists and lists.first(OptionList).option_count and self.app.query("#scrubber"):
             FIRST.update(t=time.time(), cpu=time.process_time(), tools=len(self.app.catalog.tools or ()),
-                         events=len(self.app.traffic), rss=rss_mb())
+                         events=len(self.app.traffic), rss=rss_mb(), modules=len(sys.modules),
+                         deferred=[m for m in DEFERRED if m in sys.modules])
             if os.environ.get("MCPX_BENCH_HEAP"):
                 say(heap_first=heap_facts())
             if os.environ.get("MCPX_BENCH_TRACEMALLOC"):
@@ -198,7 +202,7 @@ def on_mount(self):
             filter_rows=len(view.rows))
         say(painted=FIRST["t"], cpu=FIRST["cpu"], tools=FIRST["tools"], events_then=FIRST["events"],
             all_read=shown, all_read_cpu=shown_cpu, lateness=worst, step=step, step_cpu=step_cpu,
-            events=len(self.traffic),
+            events=len(self.traffic), modules=FIRST["modules"], deferred=FIRST["deferred"],
             log_shown=self._log_shown,
             rss_first=FIRST["rss"], rss_steady=steady, rss_peak_reading=peak_reading,
             rss_peak=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
@@ -338,6 +342,8 @@ def one_run(path: Path, env: dict[str, str]) -> dict[str, float]:
         "filter all": filtered["filter_all"],
         "filter CPU": filtered["filter_cpu"],
         "filter lateness": filtered["filter_late"],
+        "modules": data["modules"],
+        "deferred": data["deferred"],
     }
 
 
@@ -418,6 +424,10 @@ def main() -> None:
         median = statistics.median(values)
         shown = f"{median:.3f} {unit}" if unit == "s" else f"{median:.0f} {unit}"
         print(f"  {key:<16} {shown:>10}   ({spread})")
+    modules = statistics.median(r["modules"] for r in runs)
+    deferred = sorted({m for r in runs for m in r["deferred"]})
+    later = ", ".join(deferred) or "none"
+    print(f"  modules loaded at the first screen: {modules:.0f}; of those meant for later: {later}")
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
 
 
