@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Static
 
 from mcpx.tui.catalogue.detail_text import pretty_json
@@ -18,6 +19,10 @@ from mcpx.tui.widgets.event_list_view import foreground, printable
 from mcpx.tui.widgets.glyphs import ARROWS
 
 EXCHANGE_PREVIEW = 20_000
+#: seconds after the info changes that it is rendered while hidden: rendered on `i` instead, the first
+#: press ran three more reflows of the whole screen (the body's text, the Markdown mounted, its size):
+#: 250-320 ms of CPU on the project's VM
+RENDER_AHEAD = 1.2
 
 
 class InfoView(VerticalScroll, can_focus=True):
@@ -39,6 +44,7 @@ exactly as they crossed the wire, and for a stdio server its command line, pid a
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._stale = False
+        self._ahead: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Instructions", style="bold"), classes="info-heading")
@@ -46,9 +52,17 @@ exactly as they crossed the wire, and for a stdio server its command line, pid a
         yield Static("", id="info-body")
 
     def watch_info(self) -> None:
-        # rendered when shown: Markdown is not cheap, and nobody reads a hidden tab
+        # rendered at once when shown; hidden, a little later, when the app is likely idle (Markdown is not
+        # cheap, and a replay changes the info at every step it crosses a connection)
         self._stale = True
         if self.region.area:
+            self._render_info()
+        elif self._ahead is None:
+            self._ahead = self.set_timer(RENDER_AHEAD, self._render_ahead, name="info-ahead")
+
+    def _render_ahead(self) -> None:
+        self._ahead = None
+        if self._stale and self.app.is_running:
             self._render_info()
 
     def on_show(self) -> None:
