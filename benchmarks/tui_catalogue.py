@@ -51,6 +51,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent  # quiet_keys.py, imported by the child
 SERVER = ROOT / "tests" / "servers" / "hostile_catalogue.py"
 CASES = {
     "huge": ["huge-description", "--mb", "10"],
@@ -76,12 +77,12 @@ from mcpx.transports.spec import resolve_target
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.app import make_app
 from mcpx.tui.catalogue.item_detail import ItemDetail
+from quiet_keys import key, settle
 
 def rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * 4096 / 2**20
 
-NODES = {}
 
 # the frame that first shows the catalogue: the list has its rows and the detail its item, composited
 # ("frame"; the rows and the text may be drawn into the regions of the last layout), and the first frame
@@ -124,40 +125,6 @@ def refresh_layout(self, size=None, scroll=False):
     _layout(self, size, scroll)
 Screen._refresh_layout = refresh_layout
 
-
-def busy(app):
-    # reads only: nothing queued on the app or any node of its screen, nothing waiting to be laid out or drawn
-    # (the screen's nodes listed once per screen: walking ~180 of them at each look cost ~8 ms a key)
-    screen = app.screen
-    nodes = NODES.get(screen)
-    if nodes is None:
-        nodes = NODES[screen] = [app, *screen.walk_children(with_self=True)]
-    if any(not n._message_queue.empty() for n in nodes):
-        return True
-    return bool(
-        screen._layout_required or screen._repaint_required or screen._dirty_widgets or screen._callbacks
-    )
-
-
-async def settle(app, quiet=0.1):
-    # -> CPU time once nothing happened for `quiet` seconds (the polling itself costs well under 1 ms; a key
-    # handled between two looks is still counted, as the count runs to the end)
-    last = time.perf_counter()
-    while True:
-        await asyncio.sleep(0.01)
-        if busy(app):
-            last = time.perf_counter()
-        elif time.perf_counter() - last > quiet:
-            return time.process_time()
-
-async def key(app, name):
-    # as the terminal driver delivers a key; -> (wall s, CPU s) until the app is quiet
-    event = events.Key(name, None)
-    NODES.clear()
-    w, c = time.perf_counter(), time.process_time()
-    app._driver.send_message(event)
-    cpu = await settle(app)
-    return (time.perf_counter() - w, cpu - c)
 
 def panel_shown(detail):
     # the selected item's call panel is on screen (a tool's panel may be there hidden, parked, meanwhile)
@@ -298,7 +265,7 @@ def free_port() -> int:
 
 
 def one(case: str, src: Path, rounds: int) -> dict[str, object]:
-    env = {**os.environ, "PYTHONPATH": str(src), "TEXTUAL_ANIMATIONS": "none"}
+    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{HERE}", "TEXTUAL_ANIMATIONS": "none"}
     server = None
     if case == "huge-http":
         port = free_port()

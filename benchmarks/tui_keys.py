@@ -35,6 +35,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent  # quiet_keys.py, imported by the child
 SERVER = ROOT / "tests" / "servers" / "hostile_catalogue.py"
 CASES = {
     "demo": [sys.executable, "-m", "mcpx.demo"],
@@ -48,42 +49,16 @@ SEQUENCE = [
 
 CHILD = r"""
 import asyncio, json, sys, time
-from textual import events
 from textual.widgets import OptionList
 from mcpx.transports.spec import resolve_target
 from mcpx.tui.settings import InspectSettings
 from mcpx.tui.shell.app import make_app
 from mcpx.tui.catalogue.item_detail import ItemDetail
+from quiet_keys import key
 
-NODES = {}
-
-def busy(app):
-    screen = app.screen
-    nodes = NODES.get(screen)
-    if nodes is None:
-        nodes = NODES[screen] = [app, *screen.walk_children(with_self=True)]
-    if any(not n._message_queue.empty() for n in nodes):
-        return True
-    return bool(
-        screen._layout_required or screen._repaint_required or screen._dirty_widgets or screen._callbacks
-    )
-
-async def settle(app, quiet=0.1):
-    last = time.perf_counter()
-    while True:
-        await asyncio.sleep(0.01)
-        if busy(app):
-            last = time.perf_counter()
-        elif time.perf_counter() - last > quiet:
-            return time.process_time()
-
-async def key(app, name):
-    character = name if len(name) == 1 else None
-    NODES.clear()
-    w, c = time.perf_counter(), time.process_time()
-    app._driver.send_message(events.Key(name, character))
-    cpu = await settle(app)
-    return (time.perf_counter() - w, cpu - c, type(app.screen).__name__)
+async def timed(app, name):
+    wall, cpu = await key(app, name, name if len(name) == 1 else None)
+    return (wall, cpu, type(app.screen).__name__)
 
 async def main(command, sequence):
     spec = resolve_target(command[0], command[1:])
@@ -109,7 +84,7 @@ async def main(command, sequence):
         for rnd in ("first", "again"):
             for i, name in enumerate(sequence):
                 await asyncio.sleep(0.3)
-                out[f"{rnd} {i:02d} {name}"] = await key(app, name)
+                out[f"{rnd} {i:02d} {name}"] = await timed(app, name)
         app.exit()
     print("@@" + json.dumps(out))
 
@@ -118,7 +93,7 @@ asyncio.run(main(json.loads(sys.argv[1]), json.loads(sys.argv[2])))
 
 
 def one(case: str, src: Path) -> dict[str, list[object]]:
-    env = {**os.environ, "PYTHONPATH": str(src), "TEXTUAL_ANIMATIONS": "none"}
+    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{HERE}", "TEXTUAL_ANIMATIONS": "none"}
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, json.dumps(CASES[case]), json.dumps(SEQUENCE)],
         capture_output=True,
